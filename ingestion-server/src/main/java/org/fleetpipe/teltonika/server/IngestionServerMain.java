@@ -1,0 +1,43 @@
+package org.fleetpipe.teltonika.server;
+
+import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.config.SettingsException;
+import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@code java -jar ingestion-server.jar}: read settings, start, stop cleanly on SIGTERM. */
+public final class IngestionServerMain {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IngestionServerMain.class);
+
+    private IngestionServerMain() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        ServerSettings settings;
+        try {
+            settings = SettingsLoader.load();
+        } catch (SettingsException e) {
+            System.err.println("configuration error: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        IngestionServer server = new IngestionServer(settings);
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            LOG.error("could not start: {}", e.toString(), e);
+            System.exit(1);
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("stop requested");
+            try {
+                server.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "shutdown"));
+    }
+}

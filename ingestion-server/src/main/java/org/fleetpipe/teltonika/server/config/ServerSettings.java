@@ -1,0 +1,41 @@
+package org.fleetpipe.teltonika.server.config;
+
+import java.time.Duration;
+import java.util.Optional;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
+
+/**
+ * Every server setting, read and checked once at start.
+ *
+ * @param redisUrl empty means: start an embedded redis-server
+ */
+public record ServerSettings(
+        String bindAddress,
+        int tcpPort,
+        int udpPort,
+        int httpPort,
+        Optional<String> redisUrl,
+        Duration redisCommandTimeout,
+        String redisNamespace,
+        int embeddedRedisPort,
+        String instanceIdPrefix,
+        boolean imeiLuhnCheck,
+        DecodeLimits decodeLimits,
+        int maxConnections,
+        int maxQueuedFrames,
+        int maxUdpInFlight,
+        Duration loginTimeout,
+        Duration readIdleTimeout,
+        long telemetryStreamMaxLen,
+        int deadLetterMaxEntries,
+        int deadLetterMaxFrameBytes,
+        Duration shutdownGrace) {
+
+    /** Copy with other listener ports; tests bind to 0 to get free ones. */
+    public ServerSettings withPorts(int tcp, int udp, int http) {
+        return new ServerSettings(bindAddress, tcp, udp, http, redisUrl, redisCommandTimeout, redisNamespace,
+                embeddedRedisPort, instanceIdPrefix, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
+                maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
+                deadLetterMaxFrameBytes, shutdownGrace);
+    }
+}

@@ -1,0 +1,120 @@
+package org.fleetpipe.teltonika.server.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigResolveOptions;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
+
+/**
+ * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
+ * over application.conf over reference.conf. Any bad value becomes one {@link SettingsException}
+ * naming the key.
+ */
+public final class SettingsLoader {
+
+    private static final String ROOT = "teltonika.server";
+
+    private SettingsLoader() {
+    }
+
+    /** Settings from the process environment and the classpath. */
+    public static ServerSettings load() {
+        return load(Map.of());
+    }
+
+    /** As {@link #load()}, with {@code overrides} (paths under {@code teltonika.server}) on top; for tests. */
+    public static ServerSettings load(Map<String, ?> overrides) {
+        try {
+            ConfigFactory.invalidateCaches();
+            Config config = ConfigFactory.parseMap(prefixed(overrides), "test overrides")
+                    .withFallback(ConfigFactory.parseResourcesAnySyntax("env-overrides"))
+                    .withFallback(ConfigFactory.systemProperties())
+                    .withFallback(ConfigFactory.defaultApplication())
+                    .withFallback(ConfigFactory.defaultReference())
+                    .resolve(ConfigResolveOptions.defaults());
+            return from(config.getConfig(ROOT));
+        } catch (ConfigException e) {
+            throw new SettingsException(e.getMessage(), e);
+        }
+    }
+
+    private static Map<String, Object> prefixed(Map<String, ?> overrides) {
+        java.util.LinkedHashMap<String, Object> out = new java.util.LinkedHashMap<>();
+        overrides.forEach((k, v) -> out.put(ROOT + "." + k, v));
+        return out;
+    }
+
+    static ServerSettings from(Config c) {
+        DecodeLimits limits;
+        try {
+            limits = new DecodeLimits(
+                    intIn(c, "limits.max-frame-bytes", 45, 16 * 1024 * 1024),
+                    intIn(c, "limits.max-records-per-packet", 1, 255),
+                    intIn(c, "limits.max-io-per-record", 0, 65535),
+                    intIn(c, "limits.max-variable-io-bytes", 0, 65535),
+                    DecodeLimits.DEFAULTS.maxLoginBytes());
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(ROOT + ".limits: " + e.getMessage(), e);
+        }
+        String url = c.getString("redis.url").trim();
+        ServerSettings s = new ServerSettings(
+                c.getString("bind-address"),
+                port(c, "tcp-port", false),
+                port(c, "udp-port", true),
+                port(c, "http-port", true),
+                url.isEmpty() ? Optional.empty() : Optional.of(redisUrl(url)),
+                positive(c, "redis.command-timeout"),
+                c.getString("redis.namespace"),
+                port(c, "redis.embedded-port", true),
+                c.getString("instance-id-prefix"),
+                c.getBoolean("imei-luhn-check"),
+                limits,
+                intIn(c, "limits.max-connections", 1, 10_000_000),
+                intIn(c, "limits.max-queued-frames", 1, 4096),
+                intIn(c, "limits.max-udp-in-flight", 1, 1_000_000),
+                positive(c, "timeouts.login"),
+                positive(c, "timeouts.read-idle"),
+                longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE),
+                intIn(c, "dead-letters.max-entries", 1, 10_000_000),
+                intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
+                positive(c, "shutdown.grace"));
+        return s;
+    }
+
+    private static String redisUrl(String url) {
+        if (!url.startsWith("redis://") && !url.startsWith("rediss://") && !url.startsWith("redis-sentinel://")) {
+            throw new SettingsException(ROOT + ".redis.url (REDIS_URL): must start with redis://, rediss:// or "
+                    + "redis-sentinel://");
+        }
+        return url;
+    }
+
+    private static int port(Config c, String key, boolean zeroAllowed) {
+        return intIn(c, key, zeroAllowed ? 0 : 1, 65535);
+    }
+
+    private static int intIn(Config c, String key, int min, int max) {
+        long v = longIn(c, key, min, max);
+        return (int) v;
+    }
+
+    private static long longIn(Config c, String key, long min, long max) {
+        long v = c.getLong(key);
+        if (v < min || v > max) {
+            throw new SettingsException(ROOT + "." + key + ": " + v + " is outside " + min + ".." + max);
+        }
+        return v;
+    }
+
+    private static Duration positive(Config c, String key) {
+        Duration d = c.getDuration(key);
+        if (d.isNegative() || d.isZero()) {
+            throw new SettingsException(ROOT + "." + key + ": must be positive, got " + d);
+        }
+        return d;
+    }
+}

@@ -1,0 +1,48 @@
+package org.fleetpipe.teltonika.server.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.fleetpipe.teltonika.server.tcp.Transports;
+
+/** The HTTP listener: health, readiness, metrics (and later the operator API). */
+public final class OperatorHttpServer {
+
+    private static final int MAX_REQUEST_BYTES = 1024 * 1024;
+
+    private Channel listener;
+
+    public InetSocketAddress bind(EventLoopGroup boss, EventLoopGroup workers, String host, int port,
+                                  Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus)
+            throws InterruptedException {
+        HealthAndMetricsHandler handler = new HealthAndMetricsHandler(readiness, prometheus);
+        listener = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(Transports.serverChannel())
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline()
+                                .addLast(new ReadTimeoutHandler(60))
+                                .addLast(new HttpServerCodec())
+                                .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                                .addLast(handler);
+                    }
+                })
+                .bind(host, port).sync().channel();
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    public void close() {
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+        }
+    }
+}

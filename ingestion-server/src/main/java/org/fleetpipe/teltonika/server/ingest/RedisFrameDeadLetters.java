@@ -1,0 +1,72 @@
+package org.fleetpipe.teltonika.server.ingest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Adds refused frames to the capped, time-ordered sorted set {@code dlq:frames}. */
+public final class RedisFrameDeadLetters implements FrameDeadLetters {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisFrameDeadLetters.class);
+    private static final LuaScript ADD = LuaScript.fromResource("ingest/dead-letter-add.lua");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final String[] keys;
+    private final String instanceId;
+    private final int maxEntries;
+    private final int maxBytes;
+    private final IngestionMetrics metrics;
+    /** Makes every member unique, so two identical frames in the same millisecond are both kept. */
+    private final AtomicLong sequence = new AtomicLong();
+
+    public RedisFrameDeadLetters(RedisAsyncCommands<String, String> redis, RedisKeys keys, String instanceId,
+                                 int maxEntries, int maxBytes, IngestionMetrics metrics) {
+        this.redis = redis;
+        this.keys = new String[] {keys.frameDeadLetters()};
+        this.instanceId = instanceId;
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void record(String imei, String reason, String detail, ByteBuf bytes) {
+        long now = System.currentTimeMillis();
+        int length = Math.min(bytes.readableBytes(), maxBytes);
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("hex", ByteBufUtil.hexDump(bytes, bytes.readerIndex(), length));
+        entry.put("truncated", length < bytes.readableBytes());
+        entry.put("reason", reason);
+        entry.put("detail", detail);
+        entry.put("imei", imei);
+        entry.put("instance", instanceId);
+        entry.put("at", now);
+        entry.put("seq", sequence.incrementAndGet());
+        String json;
+        try {
+            json = JSON.writeValueAsString(entry);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        ADD.<Long>call(redis, ScriptOutputType.INTEGER, keys, Long.toString(now), json, Integer.toString(maxEntries))
+                .whenComplete((ok, error) -> {
+                    if (error != null) {
+                        metrics.redisError("dead-letter");
+                        LOG.warn("could not store a dead letter imei={} reason={}: {}", imei, reason,
+                                error.toString());
+                    }
+                });
+    }
+}

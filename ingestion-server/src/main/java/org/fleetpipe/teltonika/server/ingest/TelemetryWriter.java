@@ -1,0 +1,12 @@
+package org.fleetpipe.teltonika.server.ingest;
+
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+
+/** Persists the records of one packet; completes only when all of them are stored. */
+public interface TelemetryWriter {
+
+    /** Completes with the number of records stored, or exceptionally when none may be acknowledged. */
+    CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis);
+}

@@ -1,0 +1,114 @@
+package org.fleetpipe.teltonika.server.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+
+/**
+ * The server's meters, named once here. Prometheus shows them with the {@code teltonika_} prefix;
+ * no meter is ever tagged with an IMEI or an address, which would explode the series count.
+ */
+public final class IngestionMetrics {
+
+    private final MeterRegistry registry;
+    private final AtomicInteger activeConnections = new AtomicInteger();
+    private final Counter connectionsOpened;
+    private final Map<DisconnectReason, Counter> closed = new EnumMap<>(DisconnectReason.class);
+    private final Map<CodecId, Counter> framesReceived = new EnumMap<>(CodecId.class);
+    private final Map<CodecId, Counter> recordsWritten = new EnumMap<>(CodecId.class);
+    private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
+    private final Map<String, Counter> logins = new ConcurrentHashMap<>();
+    private final Map<String, Counter> redisErrors = new ConcurrentHashMap<>();
+    private final Counter pings;
+    private final Timer ackLatency;
+
+    public IngestionMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        registry.gauge("teltonika.connections.active", activeConnections);
+        connectionsOpened = Counter.builder("teltonika.connections.opened").register(registry);
+        for (DisconnectReason reason : DisconnectReason.values()) {
+            closed.put(reason, Counter.builder("teltonika.connections.closed").tag("reason", reason.label())
+                    .register(registry));
+        }
+        for (CodecId codec : CodecId.values()) {
+            framesReceived.put(codec, Counter.builder("teltonika.frames.received").tag("codec", codec.label())
+                    .register(registry));
+            if (codec.isAvl()) {
+                recordsWritten.put(codec, Counter.builder("teltonika.records.written").tag("codec", codec.label())
+                        .register(registry));
+            }
+        }
+        pings = Counter.builder("teltonika.pings.received").register(registry);
+        ackLatency = Timer.builder("teltonika.ack.latency")
+                .description("complete frame received to ACK written, Redis write included")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
+    }
+
+    /** Metrics that go nowhere, for tests that do not look at them. */
+    public static IngestionMetrics noop() {
+        return new IngestionMetrics(new SimpleMeterRegistry());
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public void connectionOpened() {
+        activeConnections.incrementAndGet();
+        connectionsOpened.increment();
+    }
+
+    public void connectionClosed(DisconnectReason reason) {
+        activeConnections.decrementAndGet();
+        closed.get(reason).increment();
+    }
+
+    public int activeConnections() {
+        return activeConnections.get();
+    }
+
+    public void frameReceived(CodecId codec) {
+        framesReceived.get(codec).increment();
+    }
+
+    public void pingReceived() {
+        pings.increment();
+    }
+
+    public void recordsWritten(CodecId codec, int n) {
+        recordsWritten.get(codec).increment(n);
+    }
+
+    /** A frame or datagram refused; {@code reason} is a codec reason label or a session rule. */
+    public void frameRejected(String reason) {
+        rejected.computeIfAbsent(reason, r -> Counter.builder("teltonika.frames.rejected").tag("reason", r)
+                .register(registry)).increment();
+    }
+
+    public void login(boolean accepted, String reason) {
+        String key = accepted + "/" + reason;
+        logins.computeIfAbsent(key, k -> Counter.builder("teltonika.logins")
+                .tag("result", accepted ? "accepted" : "refused").tag("reason", reason)
+                .register(registry)).increment();
+    }
+
+    public void redisError(String operation) {
+        redisErrors.computeIfAbsent(operation, op -> Counter.builder("teltonika.redis.errors").tag("op", op)
+                .register(registry)).increment();
+    }
+
+    public void ackLatencyNanos(long nanos) {
+        ackLatency.record(Duration.ofNanos(nanos));
+    }
+}

@@ -1,0 +1,87 @@
+package org.fleetpipe.teltonika.server.session;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import java.net.SocketAddress;
+import org.fleetpipe.teltonika.codec.Imei;
+
+/** Per-connection state, kept on the channel. Touched only from the channel's event loop. */
+public final class DeviceSession {
+
+    private static final AttributeKey<DeviceSession> KEY = AttributeKey.valueOf(DeviceSession.class, "session");
+
+    private final SocketAddress remote;
+    private final long connectedAt;
+    private Imei imei;
+    private long loggedInAt;
+    private long lastRecordAt;
+    private DisconnectReason closeReason;
+
+    private DeviceSession(SocketAddress remote, long connectedAt) {
+        this.remote = remote;
+        this.connectedAt = connectedAt;
+    }
+
+    /** The session of {@code channel}, created on first use. */
+    public static DeviceSession of(Channel channel) {
+        DeviceSession session = channel.attr(KEY).get();
+        if (session == null) {
+            session = new DeviceSession(channel.remoteAddress(), System.currentTimeMillis());
+            DeviceSession raced = channel.attr(KEY).setIfAbsent(session);
+            if (raced != null) {
+                session = raced;
+            }
+        }
+        return session;
+    }
+
+    public boolean isLoggedIn() {
+        return imei != null;
+    }
+
+    public void loggedIn(Imei imei, long at) {
+        this.imei = imei;
+        this.loggedInAt = at;
+    }
+
+    /** The IMEI, or null before login. */
+    public Imei imei() {
+        return imei;
+    }
+
+    /** The IMEI text for logs and dead letters; "-" before login. */
+    public String imeiText() {
+        return imei == null ? "-" : imei.value();
+    }
+
+    public SocketAddress remote() {
+        return remote;
+    }
+
+    public long connectedAt() {
+        return connectedAt;
+    }
+
+    public long loggedInAt() {
+        return loggedInAt;
+    }
+
+    public long lastRecordAt() {
+        return lastRecordAt;
+    }
+
+    public void recordsStored(long at) {
+        lastRecordAt = at;
+    }
+
+    /** Keeps the first reason: the cause, not the consequences. */
+    public void closing(DisconnectReason reason) {
+        if (closeReason == null) {
+            closeReason = reason;
+        }
+    }
+
+    public DisconnectReason closeReason() {
+        return closeReason == null ? DisconnectReason.PEER_CLOSED : closeReason;
+    }
+}

@@ -1,0 +1,27 @@
+package org.fleetpipe.teltonika.server.session;
+
+/** Why the server closed a device connection; a metric tag and a log word. */
+public enum DisconnectReason {
+    PEER_CLOSED("peer-closed"),
+    LOGIN_REFUSED("login-refused"),
+    LOGIN_TIMEOUT("login-timeout"),
+    IDLE_TIMEOUT("idle-timeout"),
+    PROTOCOL_VIOLATION("protocol-violation"),
+    REJECTED_FRAME("rejected-frame"),
+    TOO_MANY_QUEUED_FRAMES("too-many-queued-frames"),
+    REDIS_FAILURE("redis-failure"),
+    CONNECTION_LIMIT("connection-limit"),
+    DUPLICATE_LOGIN("duplicate-login"),
+    IO_ERROR("io-error"),
+    SHUTDOWN("shutdown");
+
+    private final String label;
+
+    DisconnectReason(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,59 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.command.CommandFrame;
+import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
+import org.fleetpipe.teltonika.codec.frame.DataFrame;
+import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+import org.fleetpipe.teltonika.server.session.Disconnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Codec 12/13/14 frames from a device. They are never acknowledged with a record count. Until
+ * the command issue routes replies to their commands, a reply is decoded, logged and counted.
+ */
+final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CommandFrameHandler.class);
+
+    private final CommandFrameDecoder decoder;
+    private final FrameDeadLetters deadLetters;
+    private final IngestionMetrics metrics;
+
+    CommandFrameHandler(CommandFrameDecoder decoder, FrameDeadLetters deadLetters, IngestionMetrics metrics) {
+        this.decoder = decoder;
+        this.deadLetters = deadLetters;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof DataFrame frame)) {
+            ReferenceCountUtil.release(msg);
+            Disconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION, "unexpected " + msg);
+            return;
+        }
+        DeviceSession session = DeviceSession.of(ctx.channel());
+        try {
+            metrics.frameReceived(frame.codec());
+            CommandFrame command = decoder.decode(frame.body());
+            LOG.info("device message imei={} codec={} type=0x{} text={}", session.imeiText(), command.codec().label(),
+                    Integer.toHexString(command.type()), command.text());
+        } catch (CodecException e) {
+            metrics.frameRejected(e.reason().label());
+            deadLetters.record(session.imeiText(), e.reason().label(), e.getMessage(), frame.content());
+            Disconnector.close(ctx.channel(), DisconnectReason.REJECTED_FRAME, e.getMessage());
+            return;
+        } finally {
+            frame.release();
+        }
+        FrameSequencer.frameDone(ctx.channel());
+    }
+}

@@ -1,0 +1,85 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.Acks;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.frame.LoginFrame;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+import org.fleetpipe.teltonika.server.session.Disconnector;
+import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The login barrier: before login only an IMEI frame is accepted, and only once. A refused IMEI
+ * gets {@code 0x00} and the connection closes; an accepted one gets {@code 0x01} and the longer
+ * read-idle timeout replaces the login timeout.
+ */
+final class LoginHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LoginHandler.class);
+
+    private final boolean luhnCheck;
+    private final long readIdleMillis;
+    private final SessionTable sessions;
+    private final IngestionMetrics metrics;
+
+    LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, IngestionMetrics metrics) {
+        this.luhnCheck = luhnCheck;
+        this.readIdleMillis = readIdleMillis;
+        this.sessions = sessions;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        DeviceSession session = DeviceSession.of(ctx.channel());
+        if (session.isLoggedIn()) {
+            if (msg instanceof LoginFrame) {
+                metrics.frameRejected("second-login");
+                Disconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION, "a second login frame");
+                return;
+            }
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (!(msg instanceof LoginFrame login)) {
+            ReferenceCountUtil.release(msg);
+            metrics.frameRejected("not-logged-in");
+            Disconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION, "data before login");
+            return;
+        }
+        Imei imei;
+        try {
+            imei = Imei.parse(login.text(), luhnCheck);
+        } catch (CodecException e) {
+            refuse(ctx, session, e);
+            return;
+        }
+        session.loggedIn(imei, System.currentTimeMillis());
+        sessions.register(imei, ctx.channel());
+        ctx.pipeline().replace(HandlerNames.IDLE, HandlerNames.IDLE,
+                new IdleStateHandler(readIdleMillis, 0, 0, TimeUnit.MILLISECONDS));
+        metrics.login(true, "ok");
+        LOG.info("device logged in imei={} remote={}", imei, session.remote());
+        ctx.writeAndFlush(Acks.writeLogin(ctx.alloc().buffer(1), true));
+        FrameSequencer.frameDone(ctx.channel());
+    }
+
+    private void refuse(ChannelHandlerContext ctx, DeviceSession session, CodecException e) {
+        String reason = e.reason() == CodecException.Reason.IMEI_CHECK_DIGIT ? "luhn" : "malformed";
+        metrics.login(false, reason);
+        String hint = reason.equals("luhn") ? " (IMEI_LUHN_CHECK=false turns this check off)" : "";
+        LOG.info("login refused remote={} reason={} detail={}{}", session.remote(), reason, e.getMessage(), hint);
+        session.closing(DisconnectReason.LOGIN_REFUSED);
+        ctx.writeAndFlush(Acks.writeLogin(ctx.alloc().buffer(1), false)).addListener(ChannelFutureListener.CLOSE);
+    }
+}

@@ -1,0 +1,12 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.session.SessionTable;
+
+/** What the device pipelines need from the rest of the server; tests pass fakes of the interfaces. */
+public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
+                               FrameDeadLetters deadLetters, SessionTable sessions) {
+}

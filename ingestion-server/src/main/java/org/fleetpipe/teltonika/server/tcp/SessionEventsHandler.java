@@ -1,0 +1,63 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+import org.fleetpipe.teltonika.server.session.Disconnector;
+import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Last in the pipeline: timeouts, errors, and the cleanup when a connection ends. */
+final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SessionEventsHandler.class);
+
+    private final SessionTable sessions;
+
+    SessionEventsHandler(SessionTable sessions) {
+        this.sessions = sessions;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            boolean loggedIn = DeviceSession.of(ctx.channel()).isLoggedIn();
+            Disconnector.close(ctx.channel(), loggedIn ? DisconnectReason.IDLE_TIMEOUT : DisconnectReason.LOGIN_TIMEOUT,
+                    loggedIn ? "no data within the read-idle timeout" : "no login within the login timeout");
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        // Nothing should reach here; release rather than let Netty log a leak later.
+        ReferenceCountUtil.release(msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            LOG.debug("device connection error remote={}: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            LOG.warn("unexpected error on a device connection remote={}", ctx.channel().remoteAddress(), cause);
+        }
+        Disconnector.close(ctx.channel(), DisconnectReason.IO_ERROR, cause.toString());
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        DeviceSession session = DeviceSession.of(ctx.channel());
+        if (session.isLoggedIn()) {
+            sessions.unregister(session.imei(), ctx.channel());
+            LOG.info("device disconnected imei={} remote={} reason={}", session.imeiText(), session.remote(),
+                    session.closeReason().label());
+        }
+        ctx.fireChannelInactive();
+    }
+}

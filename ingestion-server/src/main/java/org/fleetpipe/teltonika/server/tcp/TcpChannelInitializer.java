@@ -1,0 +1,52 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
+import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
+import org.fleetpipe.teltonika.codec.frame.TcpFrameReader;
+import org.fleetpipe.teltonika.server.config.ServerSettings;
+
+/**
+ * The device pipeline, in the order a byte travels: count the connection, watch for silence, cut
+ * frames, hand them on one at a time, log in, then AVL packets or command frames, then the tail.
+ */
+public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
+
+    private final PipelineServices services;
+    private final ConnectionTracker tracker;
+    private final TcpFrameReader frameReader;
+    private final AvlPacketDecoder avlDecoder;
+    private final CommandFrameDecoder commandDecoder;
+
+    public TcpChannelInitializer(PipelineServices services) {
+        this.services = services;
+        ServerSettings s = services.settings();
+        DecodeLimits limits = s.decodeLimits();
+        this.tracker = new ConnectionTracker(services.metrics(), s.maxConnections());
+        this.frameReader = new TcpFrameReader(limits);
+        this.avlDecoder = new AvlPacketDecoder(limits);
+        this.commandDecoder = new CommandFrameDecoder(limits);
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        ServerSettings s = services.settings();
+        ChannelPipeline p = ch.pipeline();
+        p.addLast(HandlerNames.TRACKER, tracker);
+        p.addLast(HandlerNames.IDLE, new IdleStateHandler(s.loginTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, services.deadLetters(), services.metrics()));
+        p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.maxQueuedFrames(), services.metrics()));
+        p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
+                services.sessions(), services.metrics()));
+        p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(),
+                services.deadLetters(), services.metrics()));
+        p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, services.deadLetters(),
+                services.metrics()));
+        p.addLast(HandlerNames.EVENTS, new SessionEventsHandler(services.sessions()));
+    }
+}

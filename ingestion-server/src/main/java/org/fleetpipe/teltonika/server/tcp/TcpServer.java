@@ -1,0 +1,61 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+
+/** The device TCP listener: bind, stop accepting, close every device connection. */
+public final class TcpServer {
+
+    private final ChannelGroup devices = new DefaultChannelGroup("devices", GlobalEventExecutor.INSTANCE);
+    private Channel listener;
+
+    public InetSocketAddress bind(EventLoopGroup boss, EventLoopGroup workers, String host, int port,
+                                  TcpChannelInitializer initializer) throws InterruptedException {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(Transports.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new io.netty.channel.ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        devices.add(ch);
+                        ch.pipeline().addLast(initializer);
+                    }
+                });
+        listener = bootstrap.bind(host, port).sync().channel();
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    public void stopAccepting() {
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+        }
+    }
+
+    public int connections() {
+        return devices.size();
+    }
+
+    /** Closes every device connection; returns once they are closed or the timeout passed. */
+    public void closeAll(Duration timeout) {
+        for (Channel ch : devices) {
+            ch.eventLoop().execute(() -> {
+                DeviceSession.of(ch).closing(DisconnectReason.SHUTDOWN);
+                ch.close();
+            });
+        }
+        devices.newCloseFuture().awaitUninterruptibly(timeout.toMillis());
+    }
+}

@@ -1,0 +1,87 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.fleetpipe.teltonika.codec.Acks;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
+import org.fleetpipe.teltonika.codec.frame.DataFrame;
+import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+import org.fleetpipe.teltonika.server.session.Disconnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * AVL packets: decode, write every record, and only then ACK the record count. A packet that
+ * does not decode is dead-lettered and never acknowledged; a failed write is not acknowledged
+ * either, and the connection closes so the device resends.
+ */
+final class TelemetryHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TelemetryHandler.class);
+
+    private final AvlPacketDecoder decoder;
+    private final TelemetryWriter writer;
+    private final FrameDeadLetters deadLetters;
+    private final IngestionMetrics metrics;
+
+    TelemetryHandler(AvlPacketDecoder decoder, TelemetryWriter writer, FrameDeadLetters deadLetters,
+                     IngestionMetrics metrics) {
+        this.decoder = decoder;
+        this.writer = writer;
+        this.deadLetters = deadLetters;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof DataFrame frame) || !frame.codec().isAvl()) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        long startNanos = System.nanoTime();
+        long receivedAt = System.currentTimeMillis();
+        Channel channel = ctx.channel();
+        DeviceSession session = DeviceSession.of(channel);
+        AvlPacket packet;
+        try {
+            metrics.frameReceived(frame.codec());
+            packet = decoder.decode(frame.body());
+        } catch (CodecException e) {
+            metrics.frameRejected(e.reason().label());
+            deadLetters.record(session.imeiText(), e.reason().label(), e.getMessage(), frame.content());
+            Disconnector.close(channel, DisconnectReason.REJECTED_FRAME, e.getMessage());
+            return;
+        } finally {
+            frame.release();
+        }
+        writer.write(session.imei(), packet, receivedAt).whenComplete((stored, error) ->
+                channel.eventLoop().execute(() -> afterWrite(channel, session, packet, stored, error, startNanos)));
+    }
+
+    private void afterWrite(Channel channel, DeviceSession session, AvlPacket packet, Integer stored, Throwable error,
+                            long startNanos) {
+        if (error != null) {
+            metrics.redisError("telemetry-write");
+            LOG.warn("records not stored, no ACK imei={} records={}: {}", session.imeiText(), packet.size(),
+                    error.toString());
+            Disconnector.close(channel, DisconnectReason.REDIS_FAILURE, "telemetry write failed");
+            return;
+        }
+        metrics.recordsWritten(packet.codec(), stored);
+        session.recordsStored(System.currentTimeMillis());
+        if (!channel.isActive()) {
+            // Stored but the device is gone: it will resend, a duplicate it is up to dedup to catch.
+            return;
+        }
+        channel.writeAndFlush(Acks.writeRecordCount(channel.alloc().buffer(4), packet.size()));
+        metrics.ackLatencyNanos(System.nanoTime() - startNanos);
+        FrameSequencer.frameDone(channel);
+    }
+}

@@ -1,0 +1,89 @@
+package org.fleetpipe.teltonika.server.udp;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import java.net.InetSocketAddress;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.udp.UdpAck;
+import org.fleetpipe.teltonika.codec.udp.UdpPacket;
+import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
+import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One datagram, one packet: decode, write, and ACK only after the records are stored. UDP has no
+ * connection to slow down, so back-pressure is the socket itself: past {@code maxInFlight}
+ * outstanding writes it stops reading until half of them completed.
+ */
+public final class UdpPacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UdpPacketHandler.class);
+
+    private final UdpPacketDecoder decoder;
+    private final boolean luhnCheck;
+    private final TelemetryWriter writer;
+    private final FrameDeadLetters deadLetters;
+    private final IngestionMetrics metrics;
+    private final int maxInFlight;
+    private int inFlight;
+
+    public UdpPacketHandler(UdpPacketDecoder decoder, boolean luhnCheck, TelemetryWriter writer,
+                            FrameDeadLetters deadLetters, IngestionMetrics metrics, int maxInFlight) {
+        this.decoder = decoder;
+        this.luhnCheck = luhnCheck;
+        this.writer = writer;
+        this.deadLetters = deadLetters;
+        this.metrics = metrics;
+        this.maxInFlight = maxInFlight;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket datagram) {
+        long startNanos = System.nanoTime();
+        long receivedAt = System.currentTimeMillis();
+        InetSocketAddress sender = datagram.sender();
+        UdpPacket packet;
+        Imei imei;
+        try {
+            packet = decoder.decode(datagram.content());
+            metrics.frameReceived(packet.packet().codec());
+            imei = Imei.parse(packet.imeiText(), luhnCheck);
+        } catch (CodecException e) {
+            metrics.frameRejected(e.reason().label());
+            UdpPacketDecoder.UdpHeader header = UdpPacketDecoder.peekHeader(datagram.content());
+            deadLetters.record(header == null ? null : header.imeiText(), e.reason().label(), e.getMessage(),
+                    datagram.content());
+            return;
+        }
+        Channel channel = ctx.channel();
+        if (++inFlight >= maxInFlight) {
+            channel.config().setAutoRead(false);
+        }
+        writer.write(imei, packet.packet(), receivedAt).whenComplete((stored, error) -> channel.eventLoop().execute(() -> {
+            if (--inFlight <= maxInFlight / 2 && !channel.config().isAutoRead()) {
+                channel.config().setAutoRead(true);
+            }
+            if (error != null) {
+                metrics.redisError("telemetry-write");
+                LOG.warn("UDP records not stored, no ACK imei={} records={}: {}", imei, packet.packet().size(),
+                        error.toString());
+                return;
+            }
+            metrics.recordsWritten(packet.packet().codec(), stored);
+            UdpAck ack = new UdpAck(packet.packetId(), packet.avlPacketId(), packet.packet().size());
+            channel.writeAndFlush(new DatagramPacket(ack.writeTo(channel.alloc().buffer(UdpAck.BYTES)), sender));
+            metrics.ackLatencyNanos(System.nanoTime() - startNanos);
+        }));
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.warn("UDP listener error", cause);
+    }
+}

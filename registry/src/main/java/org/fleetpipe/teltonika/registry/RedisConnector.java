@@ -1,0 +1,72 @@
+package org.fleetpipe.teltonika.registry;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Owns the Lettuce client and the one shared connection every component pipelines on.
+ * Commands issued while Redis is unreachable fail at once instead of queueing without bound:
+ * a device then gets no ACK and resends, which is the only safe answer.
+ */
+public final class RedisConnector implements AutoCloseable {
+
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+
+    private RedisConnector(ClientResources resources, RedisClient client,
+                           StatefulRedisConnection<String, String> connection) {
+        this.resources = resources;
+        this.client = client;
+        this.connection = connection;
+    }
+
+    /** Connects, failing if Redis does not answer within {@code commandTimeout}. */
+    public static RedisConnector connect(String url, Duration commandTimeout) {
+        RedisURI uri = RedisURI.create(url);
+        uri.setTimeout(commandTimeout);
+        ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
+                .build();
+        RedisClient client = RedisClient.create(resources, uri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .build());
+        try {
+            return new RedisConnector(resources, client, client.connect());
+        } catch (RuntimeException e) {
+            client.shutdown(0, 2, TimeUnit.SECONDS);
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    public StatefulRedisConnection<String, String> connection() {
+        return connection;
+    }
+
+    public RedisClient client() {
+        return client;
+    }
+
+    public boolean isConnected() {
+        return connection.isOpen();
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}

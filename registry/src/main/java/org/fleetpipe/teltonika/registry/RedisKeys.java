@@ -1,0 +1,47 @@
+package org.fleetpipe.teltonika.registry;
+
+/** The only place Redis key names are spelled; every key carries the optional namespace prefix. */
+public final class RedisKeys {
+
+    private final String prefix;
+
+    public RedisKeys(String namespace) {
+        this.prefix = namespace == null ? "" : namespace;
+    }
+
+    public String namespace() {
+        return prefix;
+    }
+
+    public String registry() {
+        return prefix + "connections:registry";
+    }
+
+    public String heartbeat(String instanceId) {
+        return prefix + "instance:heartbeat:" + instanceId;
+    }
+
+    public String instanceSeq() {
+        return prefix + "instance:seq";
+    }
+
+    public String telemetry() {
+        return prefix + "telemetry";
+    }
+
+    public String frameDeadLetters() {
+        return prefix + "dlq:frames";
+    }
+
+    public String commandDeadLetters() {
+        return prefix + "dlq:commands";
+    }
+
+    public String allowedDevices() {
+        return prefix + "devices:allowed";
+    }
+
+    public String deniedDevices() {
+        return prefix + "devices:denied";
+    }
+}
