@@ -7,7 +7,6 @@ import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
-import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -24,12 +23,12 @@ final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(CommandFrameHandler.class);
 
     private final CommandFrameDecoder decoder;
-    private final FrameDeadLetters deadLetters;
+    private final FrameRejector rejector;
     private final IngestionMetrics metrics;
 
-    CommandFrameHandler(CommandFrameDecoder decoder, FrameDeadLetters deadLetters, IngestionMetrics metrics) {
+    CommandFrameHandler(CommandFrameDecoder decoder, FrameRejector rejector, IngestionMetrics metrics) {
         this.decoder = decoder;
-        this.deadLetters = deadLetters;
+        this.rejector = rejector;
         this.metrics = metrics;
     }
 
@@ -47,9 +46,7 @@ final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
             LOG.info("device message imei={} codec={} type=0x{} text={}", session.imeiText(), command.codec().label(),
                     Integer.toHexString(command.type()), command.text());
         } catch (CodecException e) {
-            metrics.frameRejected(e.reason().label());
-            deadLetters.record(session.imeiText(), e.reason().label(), e.getMessage(), frame.content());
-            Disconnector.close(ctx.channel(), DisconnectReason.REJECTED_FRAME, e.getMessage());
+            rejector.reject(ctx.channel(), e, frame.content());
             return;
         } finally {
             frame.release();

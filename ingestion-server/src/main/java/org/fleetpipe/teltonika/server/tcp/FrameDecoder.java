@@ -7,11 +7,6 @@ import java.util.List;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.frame.Frame;
 import org.fleetpipe.teltonika.codec.frame.TcpFrameReader;
-import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
-import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
-import org.fleetpipe.teltonika.server.session.DeviceSession;
-import org.fleetpipe.teltonika.server.session.DisconnectReason;
-import org.fleetpipe.teltonika.server.session.Disconnector;
 
 /**
  * Cuts the byte stream into frames. After the first framing error nothing more is decoded from
@@ -20,14 +15,12 @@ import org.fleetpipe.teltonika.server.session.Disconnector;
 final class FrameDecoder extends ByteToMessageDecoder {
 
     private final TcpFrameReader reader;
-    private final FrameDeadLetters deadLetters;
-    private final IngestionMetrics metrics;
+    private final FrameRejector rejector;
     private boolean failed;
 
-    FrameDecoder(TcpFrameReader reader, FrameDeadLetters deadLetters, IngestionMetrics metrics) {
+    FrameDecoder(TcpFrameReader reader, FrameRejector rejector) {
         this.reader = reader;
-        this.deadLetters = deadLetters;
-        this.metrics = metrics;
+        this.rejector = rejector;
     }
 
     @Override
@@ -43,12 +36,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
             }
         } catch (CodecException e) {
             failed = true;
-            String reason = e.reason().label();
-            metrics.frameRejected(reason);
-            DeviceSession session = DeviceSession.of(ctx.channel());
-            deadLetters.record(session.isLoggedIn() ? session.imeiText() : null, reason, e.getMessage(), in);
+            rejector.reject(ctx.channel(), e, in);
             in.skipBytes(in.readableBytes());
-            Disconnector.close(ctx.channel(), DisconnectReason.REJECTED_FRAME, e.getMessage());
         }
     }
 }

@@ -22,6 +22,7 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
     private final TcpFrameReader frameReader;
     private final AvlPacketDecoder avlDecoder;
     private final CommandFrameDecoder commandDecoder;
+    private final FrameRejector rejector;
 
     public TcpChannelInitializer(PipelineServices services) {
         this.services = services;
@@ -31,6 +32,7 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         this.frameReader = new TcpFrameReader(limits);
         this.avlDecoder = new AvlPacketDecoder(limits);
         this.commandDecoder = new CommandFrameDecoder(limits);
+        this.rejector = new FrameRejector(services.deadLetters(), services.metrics());
     }
 
     @Override
@@ -39,14 +41,13 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         ChannelPipeline p = ch.pipeline();
         p.addLast(HandlerNames.TRACKER, tracker);
         p.addLast(HandlerNames.IDLE, new IdleStateHandler(s.loginTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
-        p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, services.deadLetters(), services.metrics()));
+        p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector));
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.maxQueuedFrames(), services.metrics()));
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
                 services.sessions(), services.metrics()));
-        p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(),
-                services.deadLetters(), services.metrics()));
-        p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, services.deadLetters(),
+        p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(), rejector,
                 services.metrics()));
+        p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.metrics()));
         p.addLast(HandlerNames.EVENTS, new SessionEventsHandler(services.sessions()));
     }
 }

@@ -8,7 +8,6 @@ import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
-import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
@@ -28,14 +27,14 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
 
     private final AvlPacketDecoder decoder;
     private final TelemetryWriter writer;
-    private final FrameDeadLetters deadLetters;
+    private final FrameRejector rejector;
     private final IngestionMetrics metrics;
 
-    TelemetryHandler(AvlPacketDecoder decoder, TelemetryWriter writer, FrameDeadLetters deadLetters,
+    TelemetryHandler(AvlPacketDecoder decoder, TelemetryWriter writer, FrameRejector rejector,
                      IngestionMetrics metrics) {
         this.decoder = decoder;
         this.writer = writer;
-        this.deadLetters = deadLetters;
+        this.rejector = rejector;
         this.metrics = metrics;
     }
 
@@ -54,9 +53,7 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
             metrics.frameReceived(frame.codec());
             packet = decoder.decode(frame.body());
         } catch (CodecException e) {
-            metrics.frameRejected(e.reason().label());
-            deadLetters.record(session.imeiText(), e.reason().label(), e.getMessage(), frame.content());
-            Disconnector.close(channel, DisconnectReason.REJECTED_FRAME, e.getMessage());
+            rejector.reject(channel, e, frame.content());
             return;
         } finally {
             frame.release();

@@ -1,0 +1,35 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+import org.fleetpipe.teltonika.server.session.Disconnector;
+
+/**
+ * The one policy for a frame the codec refused: count it, dead-letter its bytes, close. Closing
+ * even on a well-framed bad CRC makes the device reconnect and resend at once instead of waiting
+ * for an ACK that will never come.
+ */
+final class FrameRejector {
+
+    private final FrameDeadLetters deadLetters;
+    private final IngestionMetrics metrics;
+
+    FrameRejector(FrameDeadLetters deadLetters, IngestionMetrics metrics) {
+        this.deadLetters = deadLetters;
+        this.metrics = metrics;
+    }
+
+    /** {@code raw} is read, not released. */
+    void reject(Channel channel, CodecException e, ByteBuf raw) {
+        String reason = e.reason().label();
+        metrics.frameRejected(reason);
+        DeviceSession session = DeviceSession.of(channel);
+        deadLetters.record(session.isLoggedIn() ? session.imeiText() : null, reason, e.getMessage(), raw);
+        Disconnector.close(channel, DisconnectReason.REJECTED_FRAME, e.getMessage());
+    }
+}
