@@ -20,7 +20,9 @@ public record DecodeLimits(int maxFrameBytes, int maxRecords, int maxIoPerRecord
         require(maxRecords >= 1 && maxRecords <= 255, "maxRecords", maxRecords);
         require(maxIoPerRecord >= 0 && maxIoPerRecord <= 65535, "maxIoPerRecord", maxIoPerRecord);
         require(maxVariableIoBytes >= 0 && maxVariableIoBytes <= 65535, "maxVariableIoBytes", maxVariableIoBytes);
-        require(maxLoginBytes >= Imei.LENGTH && maxLoginBytes <= 1024, "maxLoginBytes", maxLoginBytes);
+        // The framer tells a login (u16 length) from a data frame (zero preamble) by its first byte
+        // being 0x00, so a login length must stay below 256.
+        require(maxLoginBytes >= Imei.LENGTH && maxLoginBytes <= 255, "maxLoginBytes", maxLoginBytes);
     }
 
     private static void require(boolean ok, String name, int value) {

@@ -13,7 +13,7 @@ public record Imei(String value) {
 
     /** Parses and validates; the check digit (Luhn) is verified when {@code verifyCheckDigit}. */
     public static Imei parse(CharSequence text, boolean verifyCheckDigit) {
-        String s = text.toString();
+        String s = text == null ? null : text.toString();
         check(s, verifyCheckDigit);
         return new Imei(s);
     }

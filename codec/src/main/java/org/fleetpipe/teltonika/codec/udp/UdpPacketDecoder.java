@@ -12,6 +12,8 @@ public final class UdpPacketDecoder {
 
     /** u16 length, u16 packet id, u8 not used, u8 AVL packet id, u16 IMEI length. */
     static final int HEADER_BYTES = 8;
+    /** Enough for any login text the limits allow; peekHeader runs without limits at hand. */
+    private static final int MAX_PEEKED_IMEI = 255;
 
     private final DecodeLimits limits;
     private final AvlPacketDecoder avl;
@@ -61,7 +63,7 @@ public final class UdpPacketDecoder {
         }
         int at = datagram.readerIndex();
         int imeiLength = datagram.getUnsignedShort(at + 6);
-        String imei = imeiLength <= datagram.readableBytes() - HEADER_BYTES && imeiLength <= 64
+        String imei = imeiLength <= datagram.readableBytes() - HEADER_BYTES && imeiLength <= MAX_PEEKED_IMEI
                 ? datagram.toString(at + HEADER_BYTES, imeiLength, StandardCharsets.ISO_8859_1) : null;
         return new UdpHeader(datagram.getUnsignedShort(at + 2), datagram.getUnsignedByte(at + 5), imei);
     }

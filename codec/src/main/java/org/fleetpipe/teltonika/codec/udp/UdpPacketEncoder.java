@@ -20,6 +20,11 @@ public final class UdpPacketEncoder {
             out.writeByte(packet.imeiText().charAt(i));
         }
         AvlPacketEncoder.writeBody(out, packet.packet());
-        return out.setShort(start, out.writerIndex() - start - 2);
+        int length = out.writerIndex() - start - 2;
+        if (length > 0xFFFF) {
+            out.writerIndex(start);
+            throw new IllegalArgumentException("datagram of " + length + " bytes does not fit the u16 length field");
+        }
+        return out.setShort(start, length);
     }
 }

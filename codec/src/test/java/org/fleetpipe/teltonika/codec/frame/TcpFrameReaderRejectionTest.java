@@ -19,7 +19,6 @@ import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors.Vector;
 import org.fleetpipe.teltonika.codec.testing.Hex;
 import org.fleetpipe.teltonika.codec.testing.TcpStream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -187,10 +186,6 @@ class TcpFrameReaderRejectionTest {
         withBuffer("0100", in -> assertRejected(Reason.BAD_PREAMBLE, in, reader::tryRead));
     }
 
-    @Disabled("BUG: DecodeLimits accepts maxLoginBytes up to 1024, but TcpFrameReader rejects any login whose"
-            + " u16 length is 256 or more with BAD_PREAMBLE (its first byte is not 0x00; the code comment assumes"
-            + " maxLoginBytes < 256). Either DecodeLimits must cap maxLoginBytes at 255, or the reader must accept"
-            + " such logins when they are within the configured limit.")
     @Test
     void tryRead_whenLoginLengthAbove255WithinConfiguredLimit_thenLimitsRefuseOrReaderAccepts() {
         DecodeLimits limits;
