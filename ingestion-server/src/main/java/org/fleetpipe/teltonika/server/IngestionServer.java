@@ -14,23 +14,36 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
+import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
+import org.fleetpipe.teltonika.registry.InstanceDirectory;
+import org.fleetpipe.teltonika.registry.InstanceEvents;
 import org.fleetpipe.teltonika.registry.InstanceIdAllocator;
+import org.fleetpipe.teltonika.registry.InstanceIdentity;
+import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
 import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.http.OperatorHttpServer;
 import org.fleetpipe.teltonika.server.http.Readiness;
-import org.fleetpipe.teltonika.server.ingest.InFlightWrites;
+import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
+import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.lifecycle.InstanceRecovery;
+import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
+import org.fleetpipe.teltonika.server.lifecycle.TrackedConnectionRegistry;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.fleetpipe.teltonika.server.session.TakeoverListener;
 import org.fleetpipe.teltonika.server.tcp.PipelineServices;
 import org.fleetpipe.teltonika.server.tcp.TcpChannelInitializer;
 import org.fleetpipe.teltonika.server.tcp.TcpServer;
@@ -41,33 +54,45 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root: builds every service from the settings, starts the listeners, and stops
- * them in order. Tests run it in-process on port 0.
+ * The composition root: builds every service from the settings, announces the instance, starts
+ * the listeners, and stops them in order. Tests run it in-process on port 0.
  */
 public final class IngestionServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestionServer.class);
 
     private final ServerSettings settings;
-    private LocalRedisServer embeddedRedis;
-    private RedisConnector redis;
-    private EventLoopGroup boss;
-    private EventLoopGroup workers;
     private final TcpServer tcp = new TcpServer();
     private final UdpServer udp = new UdpServer();
     private final OperatorHttpServer http = new OperatorHttpServer();
-    private InFlightWrites writes;
+    private final PendingCalls pendingCalls = new PendingCalls();
+    private final SessionTable sessions = new SessionTable();
+    private Runnable onRemoteShutdown;
+    private LocalRedisServer embeddedRedis;
+    private RedisConnector redis;
+    private InstanceIdentity identity;
+    private HeartbeatRenewer heartbeat;
+    private InstanceEvents events;
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
     private IngestionMetrics metrics;
-    private SessionTable sessions;
-    private String instanceId;
     private String redisUrl;
+    private String apiToken;
     private InetSocketAddress tcpAddress;
     private InetSocketAddress udpAddress;
     private InetSocketAddress httpAddress;
     private volatile boolean stopping;
+    private boolean closed;
 
     public IngestionServer(ServerSettings settings) {
         this.settings = settings;
+        this.onRemoteShutdown = this::closeQuietly;
+    }
+
+    /** What a remote shutdown (heartbeat key deleted) does; by default close(). The program exits 0 instead. */
+    public IngestionServer onRemoteShutdown(Runnable action) {
+        this.onRemoteShutdown = action;
+        return this;
     }
 
     /** Starts everything; on failure, stops what had started and rethrows. */
@@ -85,8 +110,20 @@ public final class IngestionServer implements AutoCloseable {
         redisUrl = settings.redisUrl().orElseGet(this::startEmbeddedRedis);
         redis = RedisConnector.connect(redisUrl, settings.redisCommandTimeout());
         RedisKeys keys = new RedisKeys(settings.redisNamespace());
-        instanceId = InstanceIdAllocator.allocate(redis.connection().sync(), keys, settings.instanceIdPrefix());
         RedisAsyncCommands<String, String> async = redis.connection().async();
+
+        String host = InstanceIdAllocator.hostname();
+        String id = InstanceIdAllocator.allocate(redis.connection().sync(), keys, settings.instanceIdPrefix());
+        identity = new InstanceIdentity(id, host, System.currentTimeMillis(), version());
+        heartbeat = new HeartbeatRenewer(async, keys, identity, settings.heartbeatTtl(),
+                settings.heartbeatInterval(), settings.redisCommandTimeout(), settings.maxKnownInstances(),
+                sessions::size);
+        heartbeat.create();
+        InstanceDirectory directory = new InstanceDirectory(async, keys);
+        Long forgotten = directory.forgetDead().toCompletableFuture().join();
+        if (forgotten > 0) {
+            LOG.info("forgot {} known instance id(s) whose heartbeat is gone", forgotten);
+        }
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
@@ -94,12 +131,18 @@ public final class IngestionServer implements AutoCloseable {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         metrics = new IngestionMetrics(registry);
-        sessions = new SessionTable();
-        writes = new InFlightWrites(new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
-                new TelemetryEntryMapper(instanceId)));
-        RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, instanceId,
+
+        TrackedConnectionRegistry devices = new TrackedConnectionRegistry(
+                new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl()), pendingCalls);
+        events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(),
+                new TakeoverListener(sessions, devices, identity::id));
+        events.listen(id);
+        RedisTelemetryWriter redisWriter = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
+                new TelemetryEntryMapper(identity::id));
+        TelemetryWriter writes = (imei, packet, rx) -> pendingCalls.track(() -> redisWriter.write(imei, packet, rx));
+        RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
-        PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions);
+        PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices);
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(0, new DefaultThreadFactory("io", false));
@@ -110,9 +153,20 @@ public final class IngestionServer implements AutoCloseable {
                     new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()), settings.imeiLuhnCheck(),
                             writes, deadLetters, metrics, settings.maxUdpInFlight()));
         }
+        apiToken = settings.apiToken().orElseGet(() -> {
+            String token = BearerTokenAuth.randomToken();
+            LOG.warn("API_TOKEN is not set: generated the operator API token {} (shown once)", token);
+            return token;
+        });
         httpAddress = http.bind(boss, workers, settings.bindAddress(), settings.httpPort(), this::readiness,
-                registry::scrape);
-        LOG.info("ready: instance={} tcp={} udp={} http={} redis={} transport={}", instanceId, tcpAddress,
+                registry::scrape, new BearerTokenAuth(apiToken),
+                List.of(new InstanceRoutes(directory), new DeviceRoutes(async, keys)));
+
+        identity.listeningOn(tcpAddress.getPort(), httpAddress.getPort());
+        heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instanceIdPrefix(), heartbeat,
+                events, sessions, devices, () -> onRemoteShutdown.run()));
+        heartbeat.renewSoon();
+        LOG.info("ready: instance={} tcp={} udp={} http={} redis={} transport={}", id, tcpAddress,
                 udpAddress == null ? "off" : udpAddress, httpAddress, redactedRedisUrl(), Transports.name());
     }
 
@@ -136,9 +190,17 @@ public final class IngestionServer implements AutoCloseable {
         }
     }
 
+    private static String version() {
+        String v = IngestionServer.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
+    }
+
     private CompletionStage<Readiness> readiness() {
         if (stopping) {
             return CompletableFuture.completedFuture(Readiness.notReady("stopping"));
+        }
+        if (!heartbeat.isFresh()) {
+            return CompletableFuture.completedFuture(Readiness.notReady("heartbeat not renewed within two periods"));
         }
         return redis.connection().async().ping().toCompletableFuture()
                 .orTimeout(2, TimeUnit.SECONDS)
@@ -150,19 +212,42 @@ public final class IngestionServer implements AutoCloseable {
         return redisUrl.replaceAll("//[^@/]*@", "//***@");
     }
 
-    /** Stops accepting, lets in-flight writes finish, closes devices, then Redis and the event loops. */
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Stops in order: not ready, stop accepting, let in-flight writes finish, close devices (each
+     * releases its registry entry), retire the heartbeat, then Redis and the event loops.
+     */
     @Override
-    public void close() throws InterruptedException {
+    public synchronized void close() throws InterruptedException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         stopping = true;
         Duration grace = settings.shutdownGrace();
         tcp.stopAccepting();
         udp.close();
-        if (writes != null && !writes.awaitIdle(grace)) {
-            LOG.warn("{} telemetry writes still under way after {}; their devices get no ACK and will resend",
-                    writes.inFlight(), grace);
+        if (!pendingCalls.awaitIdle(grace)) {
+            LOG.warn("{} Redis calls still under way after {}; their devices get no ACK and will resend",
+                    pendingCalls.pending(), grace);
         }
         tcp.closeAll(grace);
+        awaitSessionsGone(grace);
+        pendingCalls.awaitIdle(grace);
+        if (heartbeat != null) {
+            heartbeat.retire();
+        }
         http.close();
+        if (events != null) {
+            events.close();
+        }
         if (redis != null) {
             redis.close();
         }
@@ -175,7 +260,15 @@ public final class IngestionServer implements AutoCloseable {
         if (embeddedRedis != null) {
             embeddedRedis.close();
         }
-        LOG.info("stopped: instance={}", instanceId);
+        LOG.info("stopped: instance={}", identity);
+    }
+
+    /** Each closed connection leaves the session table in its channelInactive, which issues its release. */
+    private void awaitSessionsGone(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (sessions.size() > 0 && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
     }
 
     public InetSocketAddress tcpAddress() {
@@ -190,8 +283,13 @@ public final class IngestionServer implements AutoCloseable {
         return httpAddress;
     }
 
+    /** The current instance id (it changes only after a lost heartbeat). */
     public String instanceId() {
-        return instanceId;
+        return identity == null ? null : identity.id();
+    }
+
+    public String apiToken() {
+        return apiToken;
     }
 
     public IngestionMetrics metrics() {

@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server;
 
+import org.fleetpipe.teltonika.registry.InstanceConflictException;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsException;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
@@ -23,9 +24,14 @@ public final class IngestionServerMain {
             System.exit(2);
             return;
         }
-        IngestionServer server = new IngestionServer(settings);
+        // A remote shutdown drains through the shutdown hook below, and the process exits 0.
+        IngestionServer server = new IngestionServer(settings).onRemoteShutdown(() -> System.exit(0));
         try {
             server.start();
+        } catch (InstanceConflictException e) {
+            LOG.error("could not start: {}", e.getMessage());
+            System.exit(1);
+            return;
         } catch (RuntimeException e) {
             LOG.error("could not start: {}", e.toString(), e);
             System.exit(1);

@@ -14,15 +14,15 @@ public final class InstanceIdAllocator {
     }
 
     public static String allocate(RedisCommands<String, String> redis, RedisKeys keys, String prefix) {
-        String base = prefix == null || prefix.isBlank() ? hostname() : prefix.trim();
-        return base + "-" + redis.incr(keys.instanceSeq());
+        return base(prefix) + "-" + redis.incr(keys.instanceSeq());
     }
 
-    static String hostname() {
-        String env = System.getenv("HOSTNAME");
-        if (env != null && !env.isBlank()) {
-            return env;
-        }
+    /** The id prefix: the configured one, else the host name. */
+    public static String base(String prefix) {
+        return prefix == null || prefix.isBlank() ? hostname() : prefix.trim();
+    }
+
+    public static String hostname() {
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (UnknownHostException e) {

@@ -6,6 +6,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
@@ -49,6 +50,11 @@ public final class RedisConnector implements AutoCloseable {
             resources.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    /** A separate connection for subscriptions (a subscribed connection takes no other commands). */
+    public StatefulRedisPubSubConnection<String, String> connectPubSub() {
+        return client.connectPubSub();
     }
 
     public StatefulRedisConnection<String, String> connection() {

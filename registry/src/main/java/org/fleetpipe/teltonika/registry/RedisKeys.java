@@ -21,6 +21,25 @@ public final class RedisKeys {
         return prefix + "instance:heartbeat:" + instanceId;
     }
 
+    /** Sorted set of known instance ids (score = start time), bounded; the janitor walks it. */
+    public String instanceIds() {
+        return prefix + "instance:ids";
+    }
+
+    /** Pub/sub channel on which an instance hears that another one took over one of its devices. */
+    public String instanceEvents(String instanceId) {
+        return instanceEventsPrefix() + instanceId;
+    }
+
+    public String instanceEventsPrefix() {
+        return prefix + "instance:events:";
+    }
+
+    /** Hash about one device: owning instance, connected since, remote address, last record time. */
+    public String deviceInfo(String imei) {
+        return prefix + "device:info:" + imei;
+    }
+
     public String instanceSeq() {
         return prefix + "instance:seq";
     }

@@ -19,6 +19,11 @@ public record ServerSettings(
         String redisNamespace,
         int embeddedRedisPort,
         String instanceIdPrefix,
+        Optional<String> apiToken,
+        Duration heartbeatTtl,
+        Duration heartbeatInterval,
+        int maxKnownInstances,
+        Duration deviceInfoTtl,
         boolean imeiLuhnCheck,
         DecodeLimits decodeLimits,
         int maxConnections,
@@ -34,7 +39,8 @@ public record ServerSettings(
     /** Copy with other listener ports; tests bind to 0 to get free ones. */
     public ServerSettings withPorts(int tcp, int udp, int http) {
         return new ServerSettings(bindAddress, tcp, udp, http, redisUrl, redisCommandTimeout, redisNamespace,
-                embeddedRedisPort, instanceIdPrefix, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
+                embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
+                deviceInfoTtl, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace);
     }

@@ -61,6 +61,13 @@ public final class SettingsLoader {
             throw new SettingsException(ROOT + ".limits: " + e.getMessage(), e);
         }
         String url = c.getString("redis.url").trim();
+        String token = c.getString("api-token").trim();
+        Duration ttl = positive(c, "heartbeat.ttl");
+        Duration interval = positive(c, "heartbeat.interval");
+        if (interval.multipliedBy(2).compareTo(ttl) > 0) {
+            throw new SettingsException(ROOT + ".heartbeat.interval (HEARTBEAT_INTERVAL_MS): " + interval.toMillis()
+                    + " ms must be at most half of heartbeat.ttl (HEARTBEAT_TTL_MS) " + ttl.toMillis() + " ms");
+        }
         ServerSettings s = new ServerSettings(
                 c.getString("bind-address"),
                 port(c, "tcp-port", false),
@@ -71,6 +78,11 @@ public final class SettingsLoader {
                 c.getString("redis.namespace"),
                 port(c, "redis.embedded-port", true),
                 c.getString("instance-id-prefix"),
+                token.isEmpty() ? Optional.empty() : Optional.of(token),
+                ttl,
+                interval,
+                intIn(c, "registry.max-known-instances", 10, 10_000_000),
+                positive(c, "registry.device-info-ttl"),
                 c.getBoolean("imei-luhn-check"),
                 limits,
                 intIn(c, "limits.max-connections", 1, 10_000_000),

@@ -8,11 +8,12 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.server.tcp.Transports;
 
-/** The HTTP listener: health, readiness, metrics (and later the operator API). */
+/** The HTTP listener: health, readiness, metrics and the operator API. */
 public final class OperatorHttpServer {
 
     private static final int MAX_REQUEST_BYTES = 1024 * 1024;
@@ -20,9 +21,9 @@ public final class OperatorHttpServer {
     private Channel listener;
 
     public InetSocketAddress bind(EventLoopGroup boss, EventLoopGroup workers, String host, int port,
-                                  Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus)
-            throws InterruptedException {
-        HealthAndMetricsHandler handler = new HealthAndMetricsHandler(readiness, prometheus);
+                                  Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus,
+                                  BearerTokenAuth auth, List<ApiRoute> routes) throws InterruptedException {
+        HttpRouter handler = new HttpRouter(readiness, prometheus, auth, routes);
         listener = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(Transports.serverChannel())

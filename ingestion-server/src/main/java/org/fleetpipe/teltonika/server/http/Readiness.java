@@ -11,8 +11,7 @@ public record Readiness(boolean ready, String reason) {
         return new Readiness(false, reason);
     }
 
-    String toJson() {
-        return "{\"status\":\"" + (ready ? "ready" : "not-ready") + "\",\"reason\":\""
-                + HealthAndMetricsHandler.escape(reason) + "\"}";
+    java.util.Map<String, Object> toMap() {
+        return java.util.Map.of("status", ready ? "ready" : "not-ready", "reason", reason);
     }
 }

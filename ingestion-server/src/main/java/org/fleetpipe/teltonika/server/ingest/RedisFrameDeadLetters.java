@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBufUtil;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -24,14 +25,14 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
 
     private final RedisAsyncCommands<String, String> redis;
     private final String[] keys;
-    private final String instanceId;
+    private final Supplier<String> instanceId;
     private final int maxEntries;
     private final int maxBytes;
     private final IngestionMetrics metrics;
     /** Makes every member unique, so two identical frames in the same millisecond are both kept. */
     private final AtomicLong sequence = new AtomicLong();
 
-    public RedisFrameDeadLetters(RedisAsyncCommands<String, String> redis, RedisKeys keys, String instanceId,
+    public RedisFrameDeadLetters(RedisAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
                                  int maxEntries, int maxBytes, IngestionMetrics metrics) {
         this.redis = redis;
         this.keys = new String[] {keys.frameDeadLetters()};
@@ -51,7 +52,7 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
         entry.put("reason", reason);
         entry.put("detail", detail);
         entry.put("imei", imei);
-        entry.put("instance", instanceId);
+        entry.put("instance", instanceId.get());
         entry.put("at", now);
         entry.put("seq", sequence.incrementAndGet());
         String json;

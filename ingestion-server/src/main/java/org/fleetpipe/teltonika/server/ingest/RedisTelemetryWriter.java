@@ -17,22 +17,27 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private static final LuaScript APPEND = LuaScript.fromResource("ingest/append-packet.lua");
 
     private final RedisAsyncCommands<String, String> redis;
-    private final String[] keys;
+    private final RedisKeys keys;
     private final String maxLen;
     private final TelemetryEntryMapper mapper;
 
     public RedisTelemetryWriter(RedisAsyncCommands<String, String> redis, RedisKeys keys, long streamMaxLen,
                                 TelemetryEntryMapper mapper) {
         this.redis = redis;
-        this.keys = new String[] {keys.telemetry()};
+        this.keys = keys;
         this.maxLen = Long.toString(streamMaxLen);
         this.mapper = mapper;
     }
 
     @Override
     public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis) {
-        List<String> args = new ArrayList<>(2 + packet.size() * 32);
+        List<String> args = new ArrayList<>(3 + packet.size() * 32);
         args.add(maxLen);
+        long newest = 0;
+        for (AvlRecord record : packet.records()) {
+            newest = Math.max(newest, record.timestamp());
+        }
+        args.add(Long.toString(newest));
         args.add(Integer.toString(packet.size()));
         for (AvlRecord record : packet.records()) {
             int countAt = args.size();
@@ -40,7 +45,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             int n = mapper.appendFields(imei, packet.codec(), record, receivedAtMillis, args);
             args.set(countAt, Integer.toString(n));
         }
-        CompletionStage<Long> stored = APPEND.call(redis, ScriptOutputType.INTEGER, keys, args.toArray(String[]::new));
+        CompletionStage<Long> stored = APPEND.call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.telemetry(), keys.deviceInfo(imei.value())}, args.toArray(String[]::new));
         return stored.thenApply(Long::intValue);
     }
 }

@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.server.ingest;
 
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
@@ -11,10 +12,15 @@ import org.fleetpipe.teltonika.codec.avl.IoElement;
 /** Turns a record into the stream entry fields of the contract, in the contract's order. */
 public final class TelemetryEntryMapper {
 
-    private final String instanceId;
+    private final Supplier<String> instanceId;
+
+    /** {@code instanceId} is asked per record: the id changes if the instance has to re-incarnate. */
+    public TelemetryEntryMapper(Supplier<String> instanceId) {
+        this.instanceId = instanceId;
+    }
 
     public TelemetryEntryMapper(String instanceId) {
-        this.instanceId = instanceId;
+        this(() -> instanceId);
     }
 
     /** Appends field, value, field, value... to {@code out}; returns the number of strings added. */
@@ -37,7 +43,7 @@ public final class TelemetryEntryMapper {
             add(out, "gen", Integer.toString(r.generationType()));
         }
         add(out, "io", ioJson(r.io()));
-        add(out, "instance", instanceId);
+        add(out, "instance", instanceId.get());
         return out.size() - before;
     }
 

@@ -12,6 +12,7 @@ public enum DisconnectReason {
     REDIS_FAILURE("redis-failure"),
     CONNECTION_LIMIT("connection-limit"),
     DUPLICATE_LOGIN("duplicate-login"),
+    TAKEN_OVER("taken-over"),
     IO_ERROR("io-error"),
     SHUTDOWN("shutdown");
 

@@ -34,4 +34,9 @@ public final class SessionTable {
     public Iterable<Channel> channels() {
         return channels.values();
     }
+
+    /** A snapshot of the entries; the table may change while the caller works through it. */
+    public Map<Imei, Channel> snapshot() {
+        return Map.copyOf(channels);
+    }
 }

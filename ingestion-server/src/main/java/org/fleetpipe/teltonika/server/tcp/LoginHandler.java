@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server.tcp;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -10,6 +11,7 @@ import org.fleetpipe.teltonika.codec.Acks;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.frame.LoginFrame;
+import org.fleetpipe.teltonika.registry.ConnectionRegistry;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -20,8 +22,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The login barrier: before login only an IMEI frame is accepted, and only once. A refused IMEI
- * gets {@code 0x00} and the connection closes; an accepted one gets {@code 0x01} and the longer
- * read-idle timeout replaces the login timeout.
+ * gets {@code 0x00} and the connection closes. An accepted one is entered in the local session
+ * table first (so an older local connection of the same device closes without releasing the new
+ * claim), then claimed in the registry; only when the claim is stored does the device get
+ * {@code 0x01}, and the longer read-idle timeout replaces the login timeout.
  */
 final class LoginHandler extends ChannelInboundHandlerAdapter {
 
@@ -30,12 +34,15 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private final boolean luhnCheck;
     private final long readIdleMillis;
     private final SessionTable sessions;
+    private final ConnectionRegistry registry;
     private final IngestionMetrics metrics;
 
-    LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, IngestionMetrics metrics) {
+    LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, ConnectionRegistry registry,
+                 IngestionMetrics metrics) {
         this.luhnCheck = luhnCheck;
         this.readIdleMillis = readIdleMillis;
         this.sessions = sessions;
+        this.registry = registry;
         this.metrics = metrics;
     }
 
@@ -64,14 +71,31 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, session, e);
             return;
         }
+        Channel channel = ctx.channel();
         session.loggedIn(imei, System.currentTimeMillis());
-        sessions.register(imei, ctx.channel());
+        sessions.register(imei, channel);
+        registry.claim(imei, String.valueOf(session.remote())).whenComplete((previous, error) ->
+                channel.eventLoop().execute(() -> claimed(ctx, session, previous, error)));
+    }
+
+    private void claimed(ChannelHandlerContext ctx, DeviceSession session, String previous, Throwable error) {
+        Channel channel = ctx.channel();
+        if (error != null) {
+            metrics.login(false, "registry-error");
+            metrics.redisError("registry-claim");
+            Disconnector.close(channel, DisconnectReason.REDIS_FAILURE, "registry claim failed: " + error);
+            return;
+        }
+        if (!channel.isActive()) {
+            return;
+        }
         ctx.pipeline().replace(HandlerNames.IDLE, HandlerNames.IDLE,
                 new IdleStateHandler(readIdleMillis, 0, 0, TimeUnit.MILLISECONDS));
         metrics.login(true, "ok");
-        LOG.info("device logged in imei={} remote={}", imei, session.remote());
+        LOG.info("device logged in imei={} remote={}{}", session.imeiText(), session.remote(),
+                previous == null ? "" : " (registry named " + previous + " before)");
         ctx.writeAndFlush(Acks.writeLogin(ctx.alloc().buffer(1), true));
-        FrameSequencer.frameDone(ctx.channel());
+        FrameSequencer.frameDone(channel);
     }
 
     private void refuse(ChannelHandlerContext ctx, DeviceSession session, CodecException e) {

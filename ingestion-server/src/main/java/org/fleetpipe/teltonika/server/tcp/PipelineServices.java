@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server.tcp;
 
+import org.fleetpipe.teltonika.registry.ConnectionRegistry;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
@@ -8,5 +9,5 @@ import org.fleetpipe.teltonika.server.session.SessionTable;
 
 /** What the device pipelines need from the rest of the server; tests pass fakes of the interfaces. */
 public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
-                               FrameDeadLetters deadLetters, SessionTable sessions) {
+                               FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry) {
 }

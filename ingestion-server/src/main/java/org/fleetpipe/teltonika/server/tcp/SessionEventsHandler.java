@@ -5,6 +5,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
@@ -18,9 +20,13 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(SessionEventsHandler.class);
 
     private final SessionTable sessions;
+    private final ConnectionRegistry registry;
+    private final IngestionMetrics metrics;
 
-    SessionEventsHandler(SessionTable sessions) {
+    SessionEventsHandler(SessionTable sessions, ConnectionRegistry registry, IngestionMetrics metrics) {
         this.sessions = sessions;
+        this.registry = registry;
+        this.metrics = metrics;
     }
 
     @Override
@@ -53,8 +59,18 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         DeviceSession session = DeviceSession.of(ctx.channel());
+        // Release only when no newer local connection of the device replaced this one: the entry
+        // then names this instance on behalf of the newer connection.
+        if (session.isLoggedIn() && sessions.unregister(session.imei(), ctx.channel())) {
+            registry.releaseIfOwner(session.imei()).whenComplete((released, error) -> {
+                if (error != null) {
+                    metrics.redisError("registry-release");
+                    LOG.warn("could not release the registry entry imei={}; the janitor evicts it if this instance "
+                            + "dies, and the next login overwrites it: {}", session.imeiText(), error.toString());
+                }
+            });
+        }
         if (session.isLoggedIn()) {
-            sessions.unregister(session.imei(), ctx.channel());
             LOG.info("device disconnected imei={} remote={} reason={}", session.imeiText(), session.remote(),
                     session.closeReason().label());
         }

@@ -1,0 +1,97 @@
+package org.fleetpipe.teltonika.server.http;
+
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes by path: health and metrics need no token; everything under {@code /api/v1/} needs the
+ * bearer token and goes to the {@link ApiRoute} of its resource.
+ */
+@Sharable
+final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpRouter.class);
+    private static final String API = "/api/v1/";
+
+    private final Supplier<CompletionStage<Readiness>> readiness;
+    private final Supplier<String> prometheus;
+    private final BearerTokenAuth auth;
+    private final Map<String, ApiRoute> routes = new HashMap<>();
+
+    HttpRouter(Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus, BearerTokenAuth auth,
+               List<ApiRoute> apiRoutes) {
+        this.readiness = readiness;
+        this.prometheus = prometheus;
+        this.auth = auth;
+        apiRoutes.forEach(r -> routes.put(r.resource(), r));
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        String path = new QueryStringDecoder(request.uri()).path();
+        if (path.startsWith(API)) {
+            api(ctx, request, path.substring(API.length()), keepAlive);
+            return;
+        }
+        if (!request.method().equals(HttpMethod.GET)) {
+            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.METHOD_NOT_ALLOWED, "method-not-allowed",
+                    "only GET is served at " + path);
+            return;
+        }
+        switch (path) {
+            case "/health/live" -> HttpResponses.json(ctx, keepAlive, HttpResponseStatus.OK, Map.of("status", "live"));
+            case "/health/ready" -> readiness.get().whenComplete((r, e) -> ctx.executor().execute(() -> {
+                Readiness state = e != null ? Readiness.notReady("readiness check failed: " + e) : r;
+                HttpResponses.json(ctx, keepAlive,
+                        state.ready() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, state.toMap());
+            }));
+            case "/metrics" -> HttpResponses.send(ctx, keepAlive, HttpResponseStatus.OK, prometheus.get(),
+                    "text/plain; version=0.0.4; charset=utf-8");
+            default -> HttpResponses.error(ctx, keepAlive, HttpResponseStatus.NOT_FOUND, "not-found",
+                    "no such path: " + path);
+        }
+    }
+
+    private void api(ChannelHandlerContext ctx, FullHttpRequest request, String rest, boolean keepAlive) {
+        if (!auth.allows(request)) {
+            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.UNAUTHORIZED, "unauthorized",
+                    "send Authorization: Bearer <API_TOKEN>");
+            return;
+        }
+        String[] segments = rest.isEmpty() ? new String[0] : rest.split("/", -1);
+        ApiRoute route = segments.length == 0 ? null : routes.get(segments[0]);
+        if (route == null) {
+            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.NOT_FOUND, "not-found", "no such resource: " + rest);
+            return;
+        }
+        request.retain();
+        try {
+            route.handle(new ApiRequest(ctx, request, segments, keepAlive));
+        } catch (RuntimeException e) {
+            LOG.warn("API call failed: {} {}", request.method(), request.uri(), e);
+            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal",
+                    e.getClass().getSimpleName());
+        } finally {
+            request.release();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+}

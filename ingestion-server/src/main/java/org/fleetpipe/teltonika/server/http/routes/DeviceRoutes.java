@@ -1,0 +1,68 @@
+package org.fleetpipe.teltonika.server.http.routes;
+
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.http.ApiRequest;
+import org.fleetpipe.teltonika.server.http.ApiRoute;
+
+/** {@code GET /api/v1/devices/{imei}}: where the device is connected, since when, and its last record. */
+public final class DeviceRoutes implements ApiRoute {
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+
+    public DeviceRoutes(RedisAsyncCommands<String, String> redis, RedisKeys keys) {
+        this.redis = redis;
+        this.keys = keys;
+    }
+
+    @Override
+    public String resource() {
+        return "devices";
+    }
+
+    @Override
+    public void handle(ApiRequest call) {
+        String[] path = call.segments();
+        if (path.length != 2 || !call.request().method().equals(HttpMethod.GET)) {
+            call.error(HttpResponseStatus.NOT_FOUND, "not-found", "try GET /api/v1/devices/{imei}");
+            return;
+        }
+        Imei imei;
+        try {
+            imei = Imei.parse(path[1], false);
+        } catch (CodecException e) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-imei", e.getMessage());
+            return;
+        }
+        redis.hget(keys.registry(), imei.value()).thenCombine(redis.hgetall(keys.deviceInfo(imei.value())),
+                (owner, info) -> {
+                    if (owner == null) {
+                        call.error(HttpResponseStatus.NOT_FOUND, "not-connected",
+                                "no instance holds a connection of " + imei);
+                        return null;
+                    }
+                    Map<String, Object> body = new LinkedHashMap<>();
+                    body.put("imei", imei.value());
+                    body.put("instance", owner);
+                    body.put("connected_since", number(info.get("connected_at")));
+                    body.put("remote", info.get("remote"));
+                    body.put("last_record_at", number(info.get("last_record_at")));
+                    call.json(HttpResponseStatus.OK, body);
+                    return null;
+                }).exceptionally(error -> {
+                    call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", error.toString());
+                    return null;
+                });
+    }
+
+    private static Long number(String text) {
+        return text == null ? null : Long.valueOf(text);
+    }
+}

@@ -1,0 +1,99 @@
+package org.fleetpipe.teltonika.server.lifecycle;
+
+import io.lettuce.core.api.sync.RedisCommands;
+import io.netty.channel.Channel;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
+import org.fleetpipe.teltonika.registry.InstanceEvents;
+import org.fleetpipe.teltonika.registry.InstanceIdAllocator;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+import org.fleetpipe.teltonika.server.session.Disconnector;
+import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the instance does when its heartbeat is lost. A remote shutdown (the key deleted while Redis
+ * answered) stops the process like SIGTERM. An expiry means the cluster may have evicted our
+ * entries and moved on: come back under a fresh id, keep each device only where nobody else took
+ * it, and close the connections of those that another instance now owns, so no device stays
+ * connected to an instance the registry does not name.
+ */
+public final class InstanceRecovery implements HeartbeatRenewer.Listener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InstanceRecovery.class);
+    private static final long RETRY_MILLIS = 1000;
+
+    private final RedisCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final String idPrefix;
+    private final HeartbeatRenewer heartbeat;
+    private final InstanceEvents events;
+    private final SessionTable sessions;
+    private final ConnectionRegistry registry;
+    private final Runnable remoteShutdown;
+
+    public InstanceRecovery(RedisCommands<String, String> redis, RedisKeys keys, String idPrefix,
+                            HeartbeatRenewer heartbeat, InstanceEvents events, SessionTable sessions,
+                            ConnectionRegistry registry, Runnable remoteShutdown) {
+        this.redis = redis;
+        this.keys = keys;
+        this.idPrefix = idPrefix;
+        this.heartbeat = heartbeat;
+        this.events = events;
+        this.sessions = sessions;
+        this.registry = registry;
+        this.remoteShutdown = remoteShutdown;
+    }
+
+    @Override
+    public void remoteShutdown(String id) {
+        LOG.warn("instance={} was told to stop (its heartbeat key was deleted): draining and exiting", id);
+        Thread stopper = new Thread(remoteShutdown, "remote-shutdown");
+        stopper.start();
+    }
+
+    @Override
+    public void expired(String oldId, String why) {
+        String newId;
+        try {
+            newId = InstanceIdAllocator.allocate(redis, keys, idPrefix);
+            heartbeat.adopt(newId);
+            events.listen(newId);
+        } catch (RuntimeException e) {
+            LOG.warn("instance={} could not come back under a new id yet ({}); retrying", oldId, e.getMessage());
+            sleepQuietly();
+            heartbeat.execute(() -> expired(oldId, why));
+            return;
+        }
+        Map<Imei, Channel> held = sessions.snapshot();
+        LOG.warn("instance={} came back as instance={} after losing its heartbeat ({}); re-claiming {} device(s)",
+                oldId, newId, why, held.size());
+        AtomicInteger kept = new AtomicInteger();
+        AtomicInteger closed = new AtomicInteger();
+        held.forEach((imei, channel) -> registry.reclaim(imei, oldId, newId).whenComplete((ok, error) -> {
+            if (error == null && ok) {
+                kept.incrementAndGet();
+                return;
+            }
+            closed.incrementAndGet();
+            channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.TAKEN_OVER,
+                    error != null ? "could not re-claim after the heartbeat was lost"
+                            : "another instance owns the device now"));
+        }));
+        heartbeat.renewSoon();
+    }
+
+    private static void sleepQuietly() {
+        try {
+            TimeUnit.MILLISECONDS.sleep(RETRY_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

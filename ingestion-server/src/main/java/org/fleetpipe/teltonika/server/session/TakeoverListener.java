@@ -1,0 +1,50 @@
+package org.fleetpipe.teltonika.server.session;
+
+import io.netty.channel.Channel;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Another instance says it took over one of our devices: close our connection, but only if the
+ * registry really names someone else now (the device may have come back here meanwhile).
+ */
+public final class TakeoverListener implements Consumer<String> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TakeoverListener.class);
+
+    private final SessionTable sessions;
+    private final ConnectionRegistry registry;
+    private final Supplier<String> instanceId;
+
+    public TakeoverListener(SessionTable sessions, ConnectionRegistry registry, Supplier<String> instanceId) {
+        this.sessions = sessions;
+        this.registry = registry;
+        this.instanceId = instanceId;
+    }
+
+    @Override
+    public void accept(String imeiText) {
+        Imei imei;
+        try {
+            imei = new Imei(imeiText);
+        } catch (CodecException e) {
+            LOG.warn("ignoring a takeover message with a malformed IMEI: {}", imeiText);
+            return;
+        }
+        Channel channel = sessions.channelOf(imei);
+        if (channel == null) {
+            return;
+        }
+        registry.ownerOf(imei).whenComplete((owner, error) -> {
+            if (error == null && owner != null && !owner.equals(instanceId.get())) {
+                channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.TAKEN_OVER,
+                        "the device logged in on instance " + owner));
+            }
+        });
+    }
+}

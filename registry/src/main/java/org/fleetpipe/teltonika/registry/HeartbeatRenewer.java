@@ -1,0 +1,241 @@
+package org.fleetpipe.teltonika.registry;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps {@code instance:heartbeat:{id}} alive, and tells apart the ways it can be lost:
+ * deleted while Redis was answering (an operator's remote shutdown), or expired because Redis was
+ * unreachable for longer than the TTL, rewritten by someone else, or lost with all of Redis's data
+ * (the cluster may have moved on without us). It runs on its own thread, so its Redis calls may
+ * block there without ever blocking an event loop.
+ */
+public final class HeartbeatRenewer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HeartbeatRenewer.class);
+    private static final LuaScript CREATE = LuaScript.fromResource("registry/heartbeat-create.lua");
+    private static final LuaScript RENEW = LuaScript.fromResource("registry/heartbeat-renew.lua");
+    private static final LuaScript RETIRE = LuaScript.fromResource("registry/retire.lua");
+
+    /** What happens when the heartbeat is lost. Called on the heartbeat thread. */
+    public interface Listener {
+        /** The key was deleted while Redis answered: stop like on SIGTERM and exit 0. */
+        void remoteShutdown(String id);
+
+        /** The key expired or is not ours: come back under a new id. */
+        void expired(String oldId, String why);
+    }
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final InstanceIdentity identity;
+    private final Duration ttl;
+    private final Duration interval;
+    private final Duration callTimeout;
+    private final int maxKnownIds;
+    private final IntSupplier deviceCount;
+    private final ScheduledExecutorService thread;
+    private Listener listener;
+    private volatile long lastRenewedAt;
+    private volatile long lastFailureAt;
+    private String lastWritten;
+    private volatile boolean stopped;
+    private volatile boolean lost;
+
+    public HeartbeatRenewer(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+                            Duration ttl, Duration interval, Duration callTimeout, int maxKnownIds,
+                            IntSupplier deviceCount) {
+        this.redis = redis;
+        this.keys = keys;
+        this.identity = identity;
+        this.ttl = ttl;
+        this.interval = interval;
+        this.callTimeout = callTimeout;
+        this.maxKnownIds = maxKnownIds;
+        this.deviceCount = deviceCount;
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Writes the heartbeat of the current id; refuses if the key exists. Blocks (start-up only). */
+    public void create() {
+        long now = System.currentTimeMillis();
+        String renewed = Long.toString(now);
+        List<String> args = new ArrayList<>(List.of(Long.toString(ttl.toMillis()), identity.id(), Long.toString(now),
+                Integer.toString(maxKnownIds)));
+        fields(renewed).forEach((k, v) -> {
+            args.add(k);
+            args.add(v);
+        });
+        Long created = await(CREATE.call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.heartbeat(identity.id()), keys.instanceIds()}, args.toArray(String[]::new)));
+        if (created == null || created != 1L) {
+            throw new InstanceConflictException("the heartbeat key " + keys.heartbeat(identity.id()) + " already "
+                    + "exists for a brand-new instance id: another program writes in this Redis keyspace. Use another "
+                    + "REDIS_NAMESPACE or database, or find the other writer; refusing to start");
+        }
+        lastWritten = renewed;
+        lastRenewedAt = now;
+        lost = false;
+    }
+
+    /** Starts renewing every interval; {@code listener} hears about a lost heartbeat. */
+    public void start(Listener listener) {
+        this.listener = listener;
+        thread.scheduleWithFixedDelay(this::tick, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Renews at once (e.g. after the listeners bound their ports); failures are logged, not thrown. */
+    public void renewSoon() {
+        thread.execute(this::tick);
+    }
+
+    private void tick() {
+        if (stopped || lost) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        String outcome;
+        try {
+            outcome = renew(now);
+        } catch (RuntimeException e) {
+            if (lastFailureAt <= lastRenewedAt) {
+                LOG.warn("heartbeat renewal failed for instance={}: {} (the key expires {} after the last renewal)",
+                        identity.id(), e.getMessage(), ttl);
+            }
+            lastFailureAt = now;
+            return;
+        }
+        switch (outcome) {
+            case "ok" -> {
+                if (lastFailureAt > lastRenewedAt) {
+                    LOG.info("heartbeat renewed again for instance={}", identity.id());
+                }
+                lastWritten = Long.toString(now);
+                lastRenewedAt = now;
+            }
+            case "missing" -> onMissing(now);
+            default -> lose(false, "the heartbeat key holds a value this instance did not write");
+        }
+    }
+
+    private String renew(long now) {
+        List<String> args = new ArrayList<>(List.of(lastWritten, Long.toString(now), Long.toString(ttl.toMillis())));
+        fields(null).forEach((k, v) -> {
+            args.add(k);
+            args.add(v);
+        });
+        String outcome = await(RENEW.call(redis, ScriptOutputType.VALUE,
+                new String[] {keys.heartbeat(identity.id())}, args.toArray(String[]::new)));
+        return outcome == null ? "missing" : outcome;
+    }
+
+    private void onMissing(long now) {
+        if (now - lastRenewedAt >= ttl.toMillis()) {
+            lose(false, "the heartbeat expired: Redis was unreachable for longer than the TTL (" + ttl + ")");
+            return;
+        }
+        Long seq = await(redis.exists(keys.instanceSeq()));
+        if (seq == null || seq == 0L) {
+            lose(false, "Redis came back empty (instance:seq is gone too): its data was lost");
+        } else {
+            lose(true, "the heartbeat key was deleted while Redis was answering: remote shutdown");
+        }
+    }
+
+    private void lose(boolean remoteShutdown, String why) {
+        lost = true;
+        String id = identity.id();
+        LOG.warn("heartbeat lost for instance={}: {}", id, why);
+        if (remoteShutdown) {
+            listener.remoteShutdown(id);
+        } else {
+            listener.expired(id, why);
+        }
+    }
+
+    /**
+     * Comes back under {@code newId}: writes its heartbeat and resumes renewing. Called by the
+     * recovery after an expiry, on the heartbeat thread.
+     */
+    public void adopt(String newId) {
+        String oldId = identity.id();
+        identity.changeId(newId);
+        try {
+            create();
+        } catch (RuntimeException e) {
+            identity.changeId(oldId);
+            throw e;
+        }
+    }
+
+    /** Runs {@code task} on the heartbeat thread (the recovery, which may block on Redis). */
+    public void execute(Runnable task) {
+        thread.execute(task);
+    }
+
+    /** True while the last renewal is recent enough for readiness: within two intervals. */
+    public boolean isFresh() {
+        return !lost && !stopped && System.currentTimeMillis() - lastRenewedAt <= 2 * interval.toMillis();
+    }
+
+    public long lastRenewedAt() {
+        return lastRenewedAt;
+    }
+
+    /** Clean stop: deletes the heartbeat and the id from the known ids. Blocks up to the call timeout. */
+    public void retire() {
+        stopped = true;
+        thread.shutdownNow();
+        try {
+            await(RETIRE.call(redis, ScriptOutputType.INTEGER,
+                    new String[] {keys.heartbeat(identity.id()), keys.instanceIds()}, identity.id()));
+        } catch (RuntimeException e) {
+            LOG.warn("could not delete the heartbeat of instance={}; it expires within {}: {}", identity.id(), ttl,
+                    e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        thread.shutdownNow();
+    }
+
+    private Map<String, String> fields(String renewed) {
+        Map<String, String> fields = identity.heartbeatFields();
+        if (renewed != null) {
+            fields.put("renewed", renewed);
+        }
+        fields.put("devices", Integer.toString(deviceCount.getAsInt()));
+        return fields;
+    }
+
+    private <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+        try {
+            return stage.toCompletableFuture().get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("Redis did not answer within " + callTimeout, e);
+        }
+    }
+}

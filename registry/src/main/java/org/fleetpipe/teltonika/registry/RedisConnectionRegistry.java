@@ -1,0 +1,53 @@
+package org.fleetpipe.teltonika.registry;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.codec.Imei;
+
+/** {@link ConnectionRegistry} on the Redis hash, with the multi-step updates as Lua scripts. */
+public final class RedisConnectionRegistry implements ConnectionRegistry {
+
+    private static final LuaScript CLAIM = LuaScript.fromResource("registry/claim.lua");
+    private static final LuaScript RELEASE = LuaScript.fromResource("registry/release-if-owner.lua");
+    private static final LuaScript RECLAIM = LuaScript.fromResource("registry/reclaim.lua");
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final InstanceIdentity identity;
+    private final String deviceInfoTtlMillis;
+
+    public RedisConnectionRegistry(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+                                   Duration deviceInfoTtl) {
+        this.redis = redis;
+        this.keys = keys;
+        this.identity = identity;
+        this.deviceInfoTtlMillis = Long.toString(deviceInfoTtl.toMillis());
+    }
+
+    @Override
+    public CompletionStage<String> claim(Imei imei, String remoteAddress) {
+        return CLAIM.call(redis, ScriptOutputType.VALUE,
+                new String[] {keys.registry(), keys.deviceInfo(imei.value())},
+                imei.value(), identity.id(), keys.instanceEventsPrefix(), Long.toString(System.currentTimeMillis()),
+                remoteAddress, deviceInfoTtlMillis);
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseIfOwner(Imei imei) {
+        return RELEASE.<Long>call(redis, ScriptOutputType.INTEGER, new String[] {keys.registry()},
+                imei.value(), identity.id()).thenApply(n -> n == 1L);
+    }
+
+    @Override
+    public CompletionStage<Boolean> reclaim(Imei imei, String oldId, String newId) {
+        return RECLAIM.<Long>call(redis, ScriptOutputType.INTEGER, new String[] {keys.registry()},
+                imei.value(), oldId, newId).thenApply(n -> n == 1L);
+    }
+
+    @Override
+    public CompletionStage<String> ownerOf(Imei imei) {
+        return redis.hget(keys.registry(), imei.value());
+    }
+}

@@ -1,0 +1,9 @@
+-- After this instance lost its heartbeat and took a new id: keep a device only where nobody else
+-- took it meanwhile (the entry is absent or still names the old id). Returns 1 if re-claimed.
+-- KEYS[1] registry hash; ARGV[1] imei, ARGV[2] old id, ARGV[3] new id
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if (not current) or current == ARGV[2] then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  return 1
+end
+return 0
