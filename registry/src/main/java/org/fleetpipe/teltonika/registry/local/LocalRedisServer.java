@@ -45,6 +45,7 @@ public final class LocalRedisServer implements AutoCloseable {
     private volatile int port;
     private boolean startedOnce;
     private volatile Process process;
+    private volatile boolean paused;
     private volatile OutputTail output = new OutputTail();
     private Thread shutdownHook;
 
@@ -87,6 +88,10 @@ public final class LocalRedisServer implements AutoCloseable {
         if (p == null) {
             return;
         }
+        if (paused && p.isAlive()) {
+            // A stopped process would hold SIGTERM until it is continued.
+            resume();
+        }
         terminate(p);
         process = null;
         removeShutdownHook();
@@ -95,7 +100,45 @@ public final class LocalRedisServer implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("port " + port + " still accepts connections after redis-server stopped");
             }
-            pause();
+            briefly();
+        }
+    }
+
+    /**
+     * Freezes the process with SIGSTOP: it keeps its port, its connections and its data but answers
+     * nothing, like a Redis behind a network partition. {@link #resume()} lets it go on; keys whose
+     * TTL passed meanwhile expire then.
+     */
+    public synchronized void pause() {
+        signal("-STOP");
+        paused = true;
+    }
+
+    /** Undoes {@link #pause()} with SIGCONT. */
+    public synchronized void resume() {
+        signal("-CONT");
+        paused = false;
+    }
+
+    public boolean isPaused() {
+        return paused;
+    }
+
+    private void signal(String signal) {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            throw new IllegalStateException("redis-server is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(p.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + p.pid() + " failed");
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("could not run kill " + signal + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 
@@ -185,7 +228,7 @@ public final class LocalRedisServer implements AutoCloseable {
                 throw new IllegalStateException("redis-server did not answer PING on port " + port + " within "
                         + timeout.toMillis() + " ms" + output.describe());
             }
-            pause();
+            briefly();
         }
     }
 
@@ -270,7 +313,7 @@ public final class LocalRedisServer implements AutoCloseable {
         }
     }
 
-    private static void pause() {
+    private static void briefly() {
         try {
             Thread.sleep(20);
         } catch (InterruptedException e) {

@@ -43,6 +43,21 @@ final class LocalBackend implements RedisBackend {
     }
 
     @Override
+    public void freeze() {
+        server.pause();
+    }
+
+    @Override
+    public void thaw() {
+        server.resume();
+    }
+
+    @Override
+    public boolean frozen() {
+        return server.isPaused();
+    }
+
+    @Override
     public String description() {
         return "local redis-server process (" + server.binary().description() + ")";
     }

@@ -23,6 +23,19 @@ interface RedisBackend extends AutoCloseable {
 
     String description();
 
+    /** SIGSTOP: the Redis keeps its data and port but answers nothing until {@link #thaw()}. */
+    default void freeze() {
+        throw new IllegalStateException("cannot freeze " + description());
+    }
+
+    default void thaw() {
+        throw new IllegalStateException("cannot thaw " + description());
+    }
+
+    default boolean frozen() {
+        return false;
+    }
+
     @Override
     void close();
 

@@ -35,6 +35,17 @@ public interface RedisFixture {
      */
     void start();
 
+    /**
+     * Freezes the Redis process (SIGSTOP): it keeps its address and data but answers nothing, like
+     * a Redis cut off by the network, until {@link #thaw()}; the extension thaws it before the next test.
+     *
+     * @throws IllegalStateException when the Redis is not a local process of this JVM
+     */
+    void freeze();
+
+    /** Undoes {@link #freeze()}; keys whose TTL passed meanwhile expire now. */
+    void thaw();
+
     /** {@link #stop()} then {@link #start()}. */
     void restart();
 

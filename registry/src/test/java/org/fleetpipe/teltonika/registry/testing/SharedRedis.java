@@ -85,6 +85,9 @@ final class SharedRedis implements RedisFixture, AutoCloseable {
 
     /** Makes sure Redis answers, starting it again if a previous test stopped it. */
     void ensureRunning() {
+        if (backend.frozen()) {
+            backend.thaw();
+        }
         if (!backend.isRunning()) {
             backend.start();
         }
@@ -132,6 +135,16 @@ final class SharedRedis implements RedisFixture, AutoCloseable {
     @Override
     public void start() {
         backend.start();
+    }
+
+    @Override
+    public void freeze() {
+        backend.freeze();
+    }
+
+    @Override
+    public void thaw() {
+        backend.thaw();
     }
 
     @Override
