@@ -70,13 +70,13 @@ public final class SettingsLoader {
         }
         ServerSettings s = new ServerSettings(
                 c.getString("bind-address"),
-                port(c, "tcp-port", false),
-                port(c, "udp-port", true),
-                port(c, "http-port", true),
+                port(c, "tcp-port"),
+                port(c, "udp-port"),
+                port(c, "http-port"),
                 url.isEmpty() ? Optional.empty() : Optional.of(redisUrl(url)),
                 positive(c, "redis.command-timeout"),
                 c.getString("redis.namespace"),
-                port(c, "redis.embedded-port", true),
+                port(c, "redis.embedded-port"),
                 c.getString("instance-id-prefix"),
                 token.isEmpty() ? Optional.empty() : Optional.of(token),
                 ttl,
@@ -105,8 +105,9 @@ public final class SettingsLoader {
         return url;
     }
 
-    private static int port(Config c, String key, boolean zeroAllowed) {
-        return intIn(c, key, zeroAllowed ? 0 : 1, 65535);
+    /** 0 binds any free port (tests); for udp-port it turns UDP off. */
+    private static int port(Config c, String key) {
+        return intIn(c, key, 0, 65535);
     }
 
     private static int intIn(Config c, String key, int min, int max) {

@@ -1,0 +1,202 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
+import org.fleetpipe.teltonika.registry.InstanceConflictException;
+import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Instances in one JVM sharing one real Redis: ownership, takeover, stop, remote shutdown, expiry. */
+@WithRedis
+class InstanceLifecycleIT {
+
+    private static final String IMEI = "352093081452251";
+    private static final Duration TTL = Duration.ofMillis(1500);
+
+    private final List<IngestionServer> servers = new ArrayList<>();
+    private final List<BlockingDevice> devices = new ArrayList<>();
+    private RedisFixture redis;
+    private StatefulRedisConnection<String, String> connection;
+    private RedisCommands<String, String> commands;
+
+    @BeforeEach
+    void connect(RedisFixture redis) {
+        this.redis = redis;
+        connection = redis.client().connect();
+        commands = connection.sync();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (BlockingDevice d : devices) {
+            d.close();
+        }
+        for (IngestionServer s : servers) {
+            s.close();
+        }
+        connection.close();
+    }
+
+    private IngestionServer server(String prefix) throws InterruptedException {
+        return server(prefix, Map.of());
+    }
+
+    private IngestionServer server(String prefix, Map<String, Object> extra) throws InterruptedException {
+        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
+                "http-port", 0, "bind-address", "127.0.0.1", "instance-id-prefix", prefix, "heartbeat.ttl",
+                TTL.toMillis() + "ms", "heartbeat.interval", "300ms", "redis.command-timeout", "1s"));
+        settings.putAll(extra);
+        IngestionServer server = new IngestionServer(SettingsLoader.load(settings));
+        servers.add(server);
+        return server.start();
+    }
+
+    private BlockingDevice loggedIn(IngestionServer server) throws Exception {
+        BlockingDevice device = BlockingDevice.connect(server.tcpAddress());
+        devices.add(device);
+        assertThat(device.login(IMEI)).isEqualTo(1);
+        return device;
+    }
+
+    @Test
+    void login_claimsTheImei_andDisconnectReleasesIt() throws Exception {
+        IngestionServer a = server("a");
+        BlockingDevice device = loggedIn(a);
+
+        assertThat(commands.hget("connections:registry", IMEI)).isEqualTo(a.instanceId());
+        assertThat(commands.hget("device:info:" + IMEI, "instance")).isEqualTo(a.instanceId());
+
+        device.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> commands.hget("connections:registry", IMEI) == null);
+    }
+
+    @Test
+    void loginOnSecondInstance_takesTheDeviceOver_andTheFirstClosesItsStaleConnection() throws Exception {
+        IngestionServer a = server("a");
+        IngestionServer c = server("c");
+        BlockingDevice first = loggedIn(a);
+
+        BlockingDevice second = loggedIn(c);
+
+        assertThat(commands.hget("connections:registry", IMEI)).isEqualTo(c.instanceId());
+        await().atMost(Duration.ofSeconds(10)).until(first::closedByServer);
+        assertThat(second.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+        // A's late release must not remove C's entry.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> c.instanceId().equals(commands.hget("connections:registry", IMEI)));
+    }
+
+    @Test
+    void secondLoginOnTheSameInstance_closesTheOlderConnection_andKeepsTheEntry() throws Exception {
+        IngestionServer a = server("a");
+        BlockingDevice first = loggedIn(a);
+
+        BlockingDevice second = loggedIn(a);
+
+        await().atMost(Duration.ofSeconds(10)).until(first::closedByServer);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> a.instanceId().equals(commands.hget("connections:registry", IMEI)));
+        assertThat(second.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+    }
+
+    @Test
+    void start_whenTheNextIdsHeartbeatExists_refusesWithAClearMessage() {
+        commands.set("instance:seq", "41");
+        commands.hset("instance:heartbeat:x-42", "host", "someone-else");
+
+        assertThatThrownBy(() -> server("x"))
+                .isInstanceOf(InstanceConflictException.class)
+                .hasMessageContaining("instance:heartbeat:x-42");
+    }
+
+    @Test
+    void cleanStop_leavesNoKeyOfTheInstance() throws Exception {
+        IngestionServer a = server("a");
+        loggedIn(a);
+        String id = a.instanceId();
+        assertThat(commands.exists("instance:heartbeat:" + id)).isEqualTo(1);
+
+        a.close();
+
+        assertThat(commands.exists("instance:heartbeat:" + id)).isZero();
+        assertThat(commands.zscore("instance:ids", id)).isNull();
+        assertThat(commands.hget("connections:registry", IMEI)).isNull();
+    }
+
+    @Test
+    void heartbeatDeletedWhileRedisAnswers_isARemoteShutdown() throws Exception {
+        CountDownLatch asked = new CountDownLatch(1);
+        IngestionServer a = server("a");
+        a.onRemoteShutdown(() -> {
+            asked.countDown();
+            try {
+                a.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        BlockingDevice device = loggedIn(a);
+
+        commands.del("instance:heartbeat:" + a.instanceId());
+
+        assertThat(asked.await(10, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(device::closedByServer);
+        await().atMost(Duration.ofSeconds(10)).until(() -> commands.hget("connections:registry", IMEI) == null);
+    }
+
+    @Test
+    void redisCutOffLongerThanTheTtl_instanceComesBackUnderANewId_andKeepsItsDevices() throws Exception {
+        IngestionServer a = server("a");
+        BlockingDevice device = loggedIn(a);
+        String oldId = a.instanceId();
+
+        redis.freeze();
+        // Nothing can be observed while Redis is frozen: wait out the TTL, with margin.
+        TimeUnit.MILLISECONDS.sleep(TTL.toMillis() * 2);
+        redis.thaw();
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> !oldId.equals(a.instanceId()));
+        String newId = a.instanceId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> newId.equals(commands.hget("connections:registry", IMEI)));
+        assertThat(commands.exists("instance:heartbeat:" + oldId)).isZero();
+        assertThat(commands.exists("instance:heartbeat:" + newId)).isEqualTo(1);
+        assertThat(device.closedByServer()).isFalse();
+        assertThat(device.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+        assertThat(commands.xrevrange("telemetry", io.lettuce.core.Range.create("-", "+"),
+                io.lettuce.core.Limit.from(1)).get(0).getBody().get("instance")).isEqualTo(newId);
+    }
+
+    @Test
+    void redisCutOffLongerThanTheTtl_whileAnotherInstanceTookTheDevice_theConnectionIsClosed() throws Exception {
+        IngestionServer a = server("a");
+        BlockingDevice device = loggedIn(a);
+        String oldId = a.instanceId();
+
+        redis.freeze();
+        TimeUnit.MILLISECONDS.sleep(TTL.toMillis() * 2);
+        redis.thaw();
+        // Another instance claimed the device while A was cut off (as after a janitor eviction and a reconnect).
+        commands.hset("connections:registry", IMEI, "elsewhere-7");
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> !oldId.equals(a.instanceId()));
+        await().atMost(Duration.ofSeconds(10)).until(device::closedByServer);
+        assertThat(commands.hget("connections:registry", IMEI)).isEqualTo("elsewhere-7");
+    }
+}

@@ -1,0 +1,61 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's run command as a user types it: the shaded jar, no REDIS_URL (so it starts its
+ * embedded Redis), a device session, then SIGTERM. Runs after {@code package}, so the jar exists.
+ */
+class ServerJarProcessIT {
+
+    @Test
+    void jar_withoutRedisUrl_startsEmbeddedRedis_acksAPacket_andStopsCleanlyOnSigterm() throws Exception {
+        assertThat(ServerProcess.JAR).as("the shaded jar built by package").exists();
+        int redisPort = ServerProcess.freePort();
+        try (ServerProcess server = ServerProcess.start(Map.of("EMBEDDED_REDIS_PORT", Integer.toString(redisPort)))) {
+            assertThat(server.output()).anySatisfy(l -> assertThat(l).contains("embedded Redis").contains(":" + redisPort));
+            assertThat(server.output()).anySatisfy(l -> assertThat(l).contains("ready:")
+                    .contains(":" + server.tcpPort).contains(":" + server.httpPort));
+
+            try (BlockingDevice device = BlockingDevice.connect(server.tcpPort)) {
+                assertThat(device.login("352093081452251")).isEqualTo(1);
+                assertThat(device.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+            }
+            assertThat(httpStatus(server.httpPort, "/health/ready")).isEqualTo(200);
+
+            server.terminate();
+            assertThat(server.process().waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s: %s", server.output())
+                    .isTrue();
+            server.awaitLog("stopped:", Duration.ofSeconds(5));
+            assertThat(portAccepts(redisPort)).as("the embedded redis-server stopped with the server").isFalse();
+        }
+    }
+
+    private static boolean portAccepts(int port) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    static int httpStatus(int port, String path) throws java.io.IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL()
+                .openConnection();
+        try {
+            return c.getResponseCode();
+        } finally {
+            c.disconnect();
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The shaded server jar as a child process, as a user or Kubernetes runs it: settings through
+ * environment variables, its log captured, stopped with SIGTERM or killed with SIGKILL.
+ */
+final class ServerProcess implements AutoCloseable {
+
+    static final Path JAR = Path.of("target", "ingestion-server.jar");
+
+    private final Process process;
+    private final List<String> output = new CopyOnWriteArrayList<>();
+    final int tcpPort;
+    final int httpPort;
+
+    private ServerProcess(Map<String, String> env, int tcpPort, int httpPort) throws IOException {
+        this.tcpPort = tcpPort;
+        this.httpPort = httpPort;
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder builder = new ProcessBuilder(Files.isExecutable(java) ? java.toString() : "java", "-jar",
+                JAR.toString()).redirectErrorStream(true);
+        builder.environment().remove("REDIS_URL");
+        builder.environment().put("TCP_PORT", Integer.toString(tcpPort));
+        builder.environment().put("UDP_PORT", "0");
+        builder.environment().put("HTTP_PORT", Integer.toString(httpPort));
+        builder.environment().put("BIND_ADDRESS", "127.0.0.1");
+        builder.environment().putAll(env);
+        process = builder.start();
+        Thread pump = new Thread(this::pump, "server-output-" + tcpPort);
+        pump.setDaemon(true);
+        pump.start();
+    }
+
+    /** Starts the jar with {@code env} on free ports and waits for its ready line. */
+    static ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
+        ServerProcess server = new ServerProcess(env, freePort(), freePort());
+        server.awaitLog("ready:", Duration.ofSeconds(60));
+        return server;
+    }
+
+    void awaitLog(String text, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!logContains(text)) {
+            if (!process.isAlive() && !logContains(text)) {
+                throw new AssertionError("server exited (" + process.exitValue() + ") before logging '" + text
+                        + "': " + output);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no '" + text + "' in the log within " + timeout + ": " + output);
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+
+    boolean logContains(String text) {
+        return output.stream().anyMatch(l -> l.contains(text));
+    }
+
+    List<String> output() {
+        return List.copyOf(output);
+    }
+
+    /** SIGTERM, through the handle: Process.destroy() would also close our end of its stdout. */
+    void terminate() {
+        process.toHandle().destroy();
+    }
+
+    /** SIGKILL: no shutdown hook runs, as after a crash or an OOM kill. */
+    void kill() {
+        process.toHandle().destroyForcibly();
+    }
+
+    Process process() {
+        return process;
+    }
+
+    private void pump() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                output.add(line);
+            }
+        } catch (IOException ignored) {
+            // the process ended
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.toHandle().destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}
