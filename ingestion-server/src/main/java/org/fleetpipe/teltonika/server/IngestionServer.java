@@ -19,6 +19,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
+import org.fleetpipe.teltonika.janitor.JanitorMetrics;
+import org.fleetpipe.teltonika.janitor.JanitorTicker;
+import org.fleetpipe.teltonika.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.InstanceEvents;
@@ -73,6 +76,7 @@ public final class IngestionServer implements AutoCloseable {
     private InstanceIdentity identity;
     private HeartbeatRenewer heartbeat;
     private InstanceEvents events;
+    private JanitorTicker janitor;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private IngestionMetrics metrics;
@@ -166,6 +170,10 @@ public final class IngestionServer implements AutoCloseable {
         heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instanceIdPrefix(), heartbeat,
                 events, sessions, devices, () -> onRemoteShutdown.run()));
         heartbeat.renewSoon();
+        JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
+        janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
+                settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
+        janitor.start();
         LOG.info("ready: instance={} tcp={} udp={} http={} redis={} transport={}", id, tcpAddress,
                 udpAddress == null ? "off" : udpAddress, httpAddress, redactedRedisUrl(), Transports.name());
     }
@@ -232,6 +240,9 @@ public final class IngestionServer implements AutoCloseable {
         closed = true;
         stopping = true;
         Duration grace = settings.shutdownGrace();
+        if (janitor != null) {
+            janitor.close();
+        }
         tcp.stopAccepting();
         udp.close();
         if (!pendingCalls.awaitIdle(grace)) {

@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.server.config;
 import java.time.Duration;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
+import org.fleetpipe.teltonika.janitor.JanitorSettings;
 
 /**
  * Every server setting, read and checked once at start.
@@ -24,6 +25,7 @@ public record ServerSettings(
         Duration heartbeatInterval,
         int maxKnownInstances,
         Duration deviceInfoTtl,
+        JanitorSettings janitor,
         boolean imeiLuhnCheck,
         DecodeLimits decodeLimits,
         int maxConnections,
@@ -40,7 +42,7 @@ public record ServerSettings(
     public ServerSettings withPorts(int tcp, int udp, int http) {
         return new ServerSettings(bindAddress, tcp, udp, http, redisUrl, redisCommandTimeout, redisNamespace,
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
-                deviceInfoTtl, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
+                deviceInfoTtl, janitor, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace);
     }

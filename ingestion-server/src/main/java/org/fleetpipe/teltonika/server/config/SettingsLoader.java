@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
+import org.fleetpipe.teltonika.janitor.JanitorSettings;
 
 /**
  * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
@@ -83,6 +84,8 @@ public final class SettingsLoader {
                 interval,
                 intIn(c, "registry.max-known-instances", 10, 10_000_000),
                 positive(c, "registry.device-info-ttl"),
+                new JanitorSettings(positive(c, "janitor.interval"), fraction(c, "janitor.jitter"),
+                        c.getBoolean("janitor.dry-run"), intIn(c, "janitor.scan-count", 1, 100_000)),
                 c.getBoolean("imei-luhn-check"),
                 limits,
                 intIn(c, "limits.max-connections", 1, 10_000_000),
@@ -119,6 +122,14 @@ public final class SettingsLoader {
         long v = c.getLong(key);
         if (v < min || v > max) {
             throw new SettingsException(ROOT + "." + key + ": " + v + " is outside " + min + ".." + max);
+        }
+        return v;
+    }
+
+    private static double fraction(Config c, String key) {
+        double v = c.getDouble(key);
+        if (v < 0 || v > 1) {
+            throw new SettingsException(ROOT + "." + key + ": " + v + " is outside 0..1");
         }
         return v;
     }

@@ -1,0 +1,73 @@
+package org.fleetpipe.teltonika.janitor;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the janitor on its own thread, every interval plus a little random jitter. A failing pass
+ * is logged and counted, and the next one is scheduled all the same: nothing stops the ticker.
+ */
+public final class JanitorTicker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JanitorTicker.class);
+
+    private final RegistryJanitor janitor;
+    private final JanitorSettings settings;
+    private final JanitorMetrics metrics;
+    private final ScheduledExecutorService thread;
+
+    public JanitorTicker(RegistryJanitor janitor, JanitorSettings settings, JanitorMetrics metrics) {
+        this.janitor = janitor;
+        this.settings = settings;
+        this.metrics = metrics;
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "janitor");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public void start() {
+        schedule();
+    }
+
+    private void schedule() {
+        long base = settings.interval().toMillis();
+        long jitter = (long) (base * settings.jitter() * ThreadLocalRandom.current().nextDouble());
+        try {
+            thread.schedule(this::tick, base + jitter, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            // closed meanwhile
+        }
+    }
+
+    /** One pass with its summary line; package-private so tests can drive it without waiting. */
+    void tick() {
+        try {
+            SweepResult r = janitor.sweepOnce();
+            if (r.evicted() > 0 || r.errors() > 0 || r.dryRun()) {
+                LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} errors={} elapsed={}ms{}",
+                        r.dryRun() ? " (dry run)" : "", r.scanned(), r.instances(), r.deadInstances(),
+                        r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.errors(), r.elapsed().toMillis(),
+                        r.evictedByInstance().isEmpty() ? "" : " by-instance=" + r.evictedByInstance());
+            } else {
+                LOG.debug("janitor pass: scanned={} instances={} dead=0 evicted=0 elapsed={}ms", r.scanned(),
+                        r.instances(), r.elapsed().toMillis());
+            }
+        } catch (Throwable t) {
+            metrics.failedPass();
+            LOG.warn("janitor pass failed, next one in {}: {}", settings.interval(), t.toString());
+        } finally {
+            schedule();
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+    }
+}

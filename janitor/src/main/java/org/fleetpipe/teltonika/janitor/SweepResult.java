@@ -1,0 +1,17 @@
+package org.fleetpipe.teltonika.janitor;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What one janitor pass saw and did.
+ *
+ * @param evictedByInstance fields really removed (or, in a dry run, that would be), per dead instance id
+ */
+public record SweepResult(long scanned, int instances, int deadInstances, long evicted, long errors,
+                          Duration elapsed, boolean dryRun, Map<String, Long> evictedByInstance) {
+
+    public SweepResult {
+        evictedByInstance = Map.copyOf(evictedByInstance);
+    }
+}
