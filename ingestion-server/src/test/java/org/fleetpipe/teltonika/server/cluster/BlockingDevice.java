@@ -29,6 +29,17 @@ final class BlockingDevice implements AutoCloseable {
         return new BlockingDevice(socket);
     }
 
+    /** The n-th test IMEI: 14 digits and a correct check digit, so the default Luhn check accepts it. */
+    static String imei(int n) {
+        String body = String.format("35209308%06d", n);
+        for (int check = 0; check < 10; check++) {
+            if (org.fleetpipe.teltonika.codec.Imei.luhnValid(body + check)) {
+                return body + check;
+            }
+        }
+        throw new IllegalStateException("no check digit for " + body);
+    }
+
     static BlockingDevice connect(int port) throws IOException {
         return connect(new InetSocketAddress("127.0.0.1", port));
     }
