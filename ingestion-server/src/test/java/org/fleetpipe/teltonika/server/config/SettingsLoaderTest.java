@@ -1,0 +1,199 @@
+package org.fleetpipe.teltonika.server.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigResolveOptions;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Defaults, overrides and refusals of the settings. Environment variables cannot be set from
+ * inside the JVM, so overrides go through the loader's test map, and the env mapping itself is
+ * checked by resolving env-overrides.conf against a made-up environment.
+ */
+class SettingsLoaderTest {
+
+    /** Contract env var -> setting key it overrides. */
+    private static final Map<String, String> CONTRACT_ENV = Map.of(
+            "TCP_PORT", "tcp-port",
+            "UDP_PORT", "udp-port",
+            "HTTP_PORT", "http-port",
+            "REDIS_URL", "redis.url",
+            "REDIS_NAMESPACE", "redis.namespace",
+            "INSTANCE_ID", "instance-id-prefix",
+            "IMEI_LUHN_CHECK", "imei-luhn-check");
+
+    /** A default, unless this machine's environment overrides it (a CI may set REDIS_URL for the ITs). */
+    private static String envOr(String variable, String fallback) {
+        String value = System.getenv(variable);
+        return value == null ? fallback : value;
+    }
+
+    @Test
+    void load_whenNothingOverridden_thenContractDefaults() {
+        ServerSettings s = SettingsLoader.load();
+
+        assertThat(s.tcpPort()).isEqualTo(Integer.parseInt(envOr("TCP_PORT", "5027")));
+        assertThat(s.udpPort()).isEqualTo(Integer.parseInt(envOr("UDP_PORT", "5027")));
+        assertThat(s.httpPort()).isEqualTo(Integer.parseInt(envOr("HTTP_PORT", "8080")));
+        assertThat(s.redisUrl()).isEqualTo(Optional.ofNullable(System.getenv("REDIS_URL")).map(String::trim)
+                .filter(u -> !u.isEmpty()));
+        assertThat(s.imeiLuhnCheck()).isEqualTo(Boolean.parseBoolean(envOr("IMEI_LUHN_CHECK", "true")));
+    }
+
+    @Test
+    void load_whenNothingOverridden_thenEveryValueFromReferenceConf() {
+        Config ref = ConfigFactory.parseResources(SettingsLoader.class, "/reference.conf")
+                .resolve().getConfig("teltonika.server");
+
+        ServerSettings s = SettingsLoader.load();
+
+        assertThat(s.bindAddress()).isEqualTo(envOr("BIND_ADDRESS", ref.getString("bind-address")));
+        assertThat(s.redisCommandTimeout()).isEqualTo(ref.getDuration("redis.command-timeout"));
+        assertThat(s.redisNamespace()).isEqualTo(envOr("REDIS_NAMESPACE", ref.getString("redis.namespace")));
+        assertThat(s.embeddedRedisPort()).isEqualTo(ref.getInt("redis.embedded-port"));
+        assertThat(s.instanceIdPrefix()).isEqualTo(envOr("INSTANCE_ID", ref.getString("instance-id-prefix")));
+        assertThat(s.decodeLimits()).isEqualTo(new DecodeLimits(
+                ref.getInt("limits.max-frame-bytes"),
+                ref.getInt("limits.max-records-per-packet"),
+                ref.getInt("limits.max-io-per-record"),
+                ref.getInt("limits.max-variable-io-bytes"),
+                DecodeLimits.DEFAULTS.maxLoginBytes()));
+        assertThat(s.maxConnections()).isEqualTo(ref.getInt("limits.max-connections"));
+        assertThat(s.maxQueuedFrames()).isEqualTo(ref.getInt("limits.max-queued-frames"));
+        assertThat(s.maxUdpInFlight()).isEqualTo(ref.getInt("limits.max-udp-in-flight"));
+        assertThat(s.loginTimeout()).isEqualTo(ref.getDuration("timeouts.login"));
+        assertThat(s.readIdleTimeout()).isEqualTo(ref.getDuration("timeouts.read-idle"));
+        assertThat(s.telemetryStreamMaxLen()).isEqualTo(ref.getLong("telemetry.stream-max-len"));
+        assertThat(s.deadLetterMaxEntries()).isEqualTo(ref.getInt("dead-letters.max-entries"));
+        assertThat(s.deadLetterMaxFrameBytes()).isEqualTo(ref.getInt("dead-letters.max-frame-bytes"));
+        assertThat(s.shutdownGrace()).isEqualTo(ref.getDuration("shutdown.grace"));
+    }
+
+    @Test
+    void referenceConf_whenRead_thenDocumentedDefaultValues() {
+        // Pins reference.conf itself, so a changed default is a visible decision, not a silent edit.
+        Config ref = ConfigFactory.parseResources(SettingsLoader.class, "/reference.conf")
+                .resolve().getConfig("teltonika.server");
+
+        assertThat(ref.getInt("tcp-port")).isEqualTo(5027);
+        assertThat(ref.getInt("udp-port")).isEqualTo(5027);
+        assertThat(ref.getInt("http-port")).isEqualTo(8080);
+        assertThat(ref.getString("redis.url")).isEmpty();
+        assertThat(ref.getBoolean("imei-luhn-check")).isTrue();
+        assertThat(ref.getInt("limits.max-frame-bytes")).isEqualTo(16384);
+        assertThat(ref.getInt("limits.max-queued-frames")).isEqualTo(32);
+        assertThat(ref.getDuration("timeouts.login")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(ref.getDuration("timeouts.read-idle")).isEqualTo(Duration.ofMinutes(10));
+    }
+
+    @Test
+    void load_whenOverridden_thenOverridesWin() {
+        Map<String, Object> overrides = new HashMap<>();
+        overrides.put("bind-address", "127.0.0.1");
+        overrides.put("tcp-port", 6001);
+        overrides.put("udp-port", 0);
+        overrides.put("http-port", "9090");
+        overrides.put("redis.url", " redis://:secret@127.0.0.1:6380/2 ");
+        overrides.put("redis.command-timeout", "750ms");
+        overrides.put("redis.namespace", "fleet-a:");
+        overrides.put("instance-id-prefix", "pod-7");
+        overrides.put("imei-luhn-check", "false");
+        overrides.put("limits.max-frame-bytes", 1280);
+        overrides.put("limits.max-records-per-packet", 50);
+        overrides.put("limits.max-queued-frames", 4);
+        overrides.put("timeouts.login", "2s");
+        overrides.put("timeouts.read-idle", "3m");
+        overrides.put("telemetry.stream-max-len", 0);
+        overrides.put("shutdown.grace", "1500 ms");
+
+        ServerSettings s = SettingsLoader.load(overrides);
+
+        assertThat(s.bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(s.tcpPort()).isEqualTo(6001);
+        assertThat(s.udpPort()).as("0 turns UDP off").isZero();
+        assertThat(s.httpPort()).isEqualTo(9090);
+        assertThat(s.redisUrl()).contains("redis://:secret@127.0.0.1:6380/2");
+        assertThat(s.redisCommandTimeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(s.redisNamespace()).isEqualTo("fleet-a:");
+        assertThat(s.instanceIdPrefix()).isEqualTo("pod-7");
+        assertThat(s.imeiLuhnCheck()).isFalse();
+        assertThat(s.decodeLimits().maxFrameBytes()).isEqualTo(1280);
+        assertThat(s.decodeLimits().maxRecords()).isEqualTo(50);
+        assertThat(s.maxQueuedFrames()).isEqualTo(4);
+        assertThat(s.loginTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.readIdleTimeout()).isEqualTo(Duration.ofMinutes(3));
+        assertThat(s.telemetryStreamMaxLen()).as("0 = no cap").isZero();
+        assertThat(s.shutdownGrace()).isEqualTo(Duration.ofMillis(1500));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "redis.url | redis://127.0.0.1:6379",
+            "redis.url | rediss://user:pw@redis.example:6380/0",
+            "redis.url | redis-sentinel://h1:26379,h2:26379/0#mymaster"})
+    void load_whenRedisUrlOfAContractScheme_thenAccepted(String key, String url) {
+        assertThat(SettingsLoader.load(Map.of(key, url)).redisUrl()).contains(url);
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "tcp-port | abc",
+            "tcp-port | 70000",
+            "tcp-port | -1",
+            "udp-port | 65536",
+            "http-port | eighty",
+            "redis.url | http://x",
+            "redis.url | localhost:6379",
+            "redis.command-timeout | -5s",
+            "redis.command-timeout | 0s",
+            "timeouts.login | -1s",
+            "timeouts.login | soon",
+            "timeouts.read-idle | -10m",
+            "shutdown.grace | -3s",
+            "imei-luhn-check | maybe",
+            "limits.max-frame-bytes | 10",
+            "limits.max-frame-bytes | 999999999",
+            "limits.max-records-per-packet | 256",
+            "limits.max-queued-frames | 0",
+            "limits.max-udp-in-flight | -4",
+            "telemetry.stream-max-len | -1",
+            "dead-letters.max-entries | 0"})
+    void load_whenValueBad_thenSettingsExceptionNamingTheKeyInOneLine(String key, String value) {
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of(key, value)))
+                .isInstanceOf(SettingsException.class)
+                .message()
+                .contains(key)
+                .doesNotContain("\n");
+    }
+
+    @Test
+    void envOverrides_whenContractVariablesSet_thenEachLandsOnItsSetting() {
+        Map<String, String> environment = new HashMap<>();
+        CONTRACT_ENV.keySet().forEach(variable -> environment.put(variable, "value-of-" + variable));
+
+        Config resolved = ConfigFactory.parseResources(SettingsLoader.class, "/env-overrides.conf")
+                .resolveWith(ConfigFactory.parseMap(environment), ConfigResolveOptions.noSystem())
+                .getConfig("teltonika.server");
+
+        CONTRACT_ENV.forEach((variable, key) ->
+                assertThat(resolved.getString(key)).as("%s -> %s", variable, key).isEqualTo("value-of-" + variable));
+    }
+
+    @Test
+    void envOverrides_whenNoVariableSet_thenOverrideNothing() {
+        Config resolved = ConfigFactory.parseResources(SettingsLoader.class, "/env-overrides.conf")
+                .resolveWith(ConfigFactory.empty(), ConfigResolveOptions.noSystem());
+
+        assertThat(resolved.entrySet()).as("every substitution is optional").isEmpty();
+    }
+}

@@ -1,0 +1,165 @@
+package org.fleetpipe.teltonika.server.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
+import org.fleetpipe.teltonika.codec.avl.GpsElement;
+import org.fleetpipe.teltonika.codec.avl.IoElement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The telemetry stream entry, field by field, against CONTRACT.md. */
+class TelemetryEntryMapperTest {
+
+    private static final Imei IMEI = new Imei("356307042441013");
+    private static final String INSTANCE = "pod-a-7";
+    private static final long TS = 1_560_161_086_000L;
+    private static final long RX = 1_700_000_000_123L;
+
+    private final TelemetryEntryMapper mapper = new TelemetryEntryMapper(INSTANCE);
+
+    private static AvlRecord record(int lon, int lat, int generation, List<IoElement> io) {
+        return new AvlRecord(TS, 2, new GpsElement(lon, lat, (short) -120, 359, 13, 65535), 239, generation, io);
+    }
+
+    private List<String> fields(CodecId codec, AvlRecord record) {
+        List<String> out = new ArrayList<>();
+        int added = mapper.appendFields(IMEI, codec, record, RX, out);
+        assertThat(added).isEqualTo(out.size());
+        return out;
+    }
+
+    private static Map<String, String> asMap(List<String> flat) {
+        assertThat(flat.size() % 2).as("field/value pairs").isZero();
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < flat.size(); i += 2) {
+            assertThat(map.put(flat.get(i), flat.get(i + 1))).as("field %s twice", flat.get(i)).isNull();
+        }
+        return map;
+    }
+
+    @Test
+    void appendFields_whenCodec8Record_thenEveryContractFieldInContractOrder() {
+        AvlRecord record = record(-123456789, 250000000, AvlRecord.NO_GENERATION,
+                List.of(new IoElement.Fixed(21, 1, 3)));
+
+        assertThat(fields(CodecId.CODEC_8, record)).containsExactly(
+                "imei", "356307042441013",
+                "codec", "8",
+                "ts", "1560161086000",
+                "rx", "1700000000123",
+                "priority", "2",
+                "lat", "25",
+                "lon", "-12.3456789",
+                "alt", "-120",
+                "angle", "359",
+                "sat", "13",
+                "speed", "65535",
+                "event", "239",
+                "io", "{\"21\":3}",
+                "instance", INSTANCE);
+    }
+
+    @Test
+    void appendFields_whenListAlreadyHoldsOtherRecords_thenAppendsAndCountsOnlyItsOwn() {
+        List<String> out = new ArrayList<>(List.of("earlier", "record"));
+
+        int added = mapper.appendFields(IMEI, CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()), RX, out);
+
+        assertThat(out).startsWith("earlier", "record");
+        assertThat(added).isEqualTo(out.size() - 2).isEqualTo(28);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+            "-123456789, -12.3456789",
+            "250000000, 25",
+            "0, 0",
+            "1, 0.0000001",
+            "-1, -0.0000001",
+            "100000000, 10",
+            "1800000000, 180",
+            "-900000000, -90",
+            "547000000, 54.7",
+            "2147483647, 214.7483647",
+            "-2147483648, -214.7483648"})
+    void coordinates_whenFormatted_thenPlainDecimalDegrees(int raw, String expected) {
+        Map<String, String> e = asMap(fields(CodecId.CODEC_8, record(raw, raw, AvlRecord.NO_GENERATION, List.of())));
+
+        assertThat(e).contains(entry("lat", expected), entry("lon", expected));
+        assertThat(e.get("lat")).doesNotContainIgnoringCase("e");
+    }
+
+    @Test
+    void codecLabel_whenEachAvlCodec_thenContractLabel() {
+        AvlRecord plain = record(0, 0, AvlRecord.NO_GENERATION, List.of());
+        AvlRecord withGen = record(0, 0, 5, List.of());
+
+        assertThat(asMap(fields(CodecId.CODEC_8, plain))).containsEntry("codec", "8");
+        assertThat(asMap(fields(CodecId.CODEC_8E, plain))).containsEntry("codec", "8E");
+        assertThat(asMap(fields(CodecId.CODEC_16, withGen))).containsEntry("codec", "16");
+    }
+
+    @Test
+    void gen_whenCodec16_thenPresentBetweenEventAndIo() {
+        Map<String, String> e = asMap(fields(CodecId.CODEC_16, record(0, 0, 7, List.of())));
+
+        assertThat(e).containsEntry("gen", "7");
+        assertThat(e.keySet()).containsSubsequence("event", "gen", "io");
+        assertThat(e.keySet()).containsExactly("imei", "codec", "ts", "rx", "priority", "lat", "lon", "alt", "angle",
+                "sat", "speed", "event", "gen", "io", "instance");
+    }
+
+    @Test
+    void gen_whenGenerationTypeZeroInCodec16_thenStillWritten() {
+        // 0 means "on exit", a real value, not an absent one.
+        assertThat(asMap(fields(CodecId.CODEC_16, record(0, 0, 0, List.of())))).containsEntry("gen", "0");
+    }
+
+    @Test
+    void gen_whenCodec8Or8E_thenAbsent() {
+        AvlRecord plain = record(0, 0, AvlRecord.NO_GENERATION, List.of());
+
+        assertThat(asMap(fields(CodecId.CODEC_8, plain))).doesNotContainKey("gen");
+        assertThat(asMap(fields(CodecId.CODEC_8E, plain))).doesNotContainKey("gen");
+    }
+
+    @Test
+    void io_whenEveryWidthAtItsMaximumAndVariableValues_thenUnsignedDecimalsAndLowercaseHex() throws Exception {
+        List<IoElement> io = List.of(
+                new IoElement.Fixed(1, 1, 0xFF),
+                new IoElement.Fixed(2, 2, 0xFFFF),
+                new IoElement.Fixed(3, 4, 0xFFFF_FFFFL),
+                new IoElement.Fixed(4, 8, 0xFFFF_FFFF_FFFF_FFFFL),
+                new IoElement.Fixed(5, 8, Long.MIN_VALUE),
+                new IoElement.Fixed(256, 2, 0),
+                new IoElement.Variable(65535, new byte[] {0x0A, (byte) 0xBC, (byte) 0xDE, (byte) 0xFF}),
+                new IoElement.Variable(7, new byte[0]));
+
+        String json = asMap(fields(CodecId.CODEC_8E, record(0, 0, AvlRecord.NO_GENERATION, io))).get("io");
+
+        assertThat(json).isEqualTo("{\"1\":255,\"2\":65535,\"3\":4294967295,\"4\":18446744073709551615,"
+                + "\"5\":9223372036854775808,\"256\":0,\"65535\":\"0abcdeff\",\"7\":\"\"}");
+        // And a consumer's JSON parser reads the u64 as the unsigned number, not a negative one.
+        JsonNode parsed = new ObjectMapper().readTree(json);
+        assertThat(parsed.get("4").bigIntegerValue()).isEqualTo(new BigInteger("18446744073709551615"));
+        assertThat(parsed.get("65535").isTextual()).isTrue();
+    }
+
+    @Test
+    void io_whenNoElements_thenEmptyObject() {
+        assertThat(asMap(fields(CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()))))
+                .containsEntry("io", "{}");
+    }
+}

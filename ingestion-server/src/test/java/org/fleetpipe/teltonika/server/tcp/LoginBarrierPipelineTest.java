@@ -1,0 +1,223 @@
+package org.fleetpipe.teltonika.server.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.fleetpipe.teltonika.server.tcp.PipelineHarness.outbound;
+import static org.fleetpipe.teltonika.server.tcp.PipelineHarness.send;
+import static org.fleetpipe.teltonika.server.tcp.PipelineHarness.sendByteByByte;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
+import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The login barrier: what a connection may do before, during and after its IMEI handshake. */
+class LoginBarrierPipelineTest {
+
+    private PipelineHarness harness = new PipelineHarness();
+
+    @AfterEach
+    void closeChannels() {
+        harness.close();
+    }
+
+    private static byte[] goldenAvl() {
+        return GoldenVectors.ofKind("avl").get(0).bytes();
+    }
+
+    @Test
+    void login_whenImeiValid_thenAnswers01AndRegistersSession() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, Frames.login(TestImeis.WIKI));
+
+        assertThat(outbound(channel)).containsExactly(0x01);
+        assertThat(channel.isOpen()).isTrue();
+        assertThat(harness.sessions.channelOf(new Imei(TestImeis.WIKI))).isSameAs(channel);
+        assertThat(harness.logins("accepted", "ok")).isEqualTo(1);
+    }
+
+    @Test
+    void login_whenSplitIntoSingleBytes_thenAnswers01Once() {
+        EmbeddedChannel channel = harness.connect();
+
+        sendByteByByte(channel, Frames.login(TestImeis.WIKI));
+
+        assertThat(outbound(channel)).containsExactly(0x01);
+        assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void login_whenCheckDigitWrong_thenAnswers00AndCloses() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, Frames.login(TestImeis.BAD_LUHN));
+
+        assertThat(outbound(channel)).containsExactly(0x00);
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.sessions.size()).isZero();
+        assertThat(harness.logins("refused", "luhn")).isEqualTo(1);
+        assertThat(harness.closed("login-refused")).isEqualTo(1);
+    }
+
+    @Test
+    void login_whenLuhnCheckOff_thenWrongCheckDigitAccepted() {
+        harness.close();
+        harness = new PipelineHarness(Map.of("imei-luhn-check", false));
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, Frames.login(TestImeis.BAD_LUHN));
+
+        assertThat(outbound(channel)).containsExactly(0x01);
+        assertThat(channel.isOpen()).isTrue();
+        assertThat(harness.sessions.channelOf(new Imei(TestImeis.BAD_LUHN))).isSameAs(channel);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"35630704244101", "3563070424410133", "35630704244101A", "ABCDEFGHIJKLMNO", "35630704244 013"})
+    void login_whenImeiMalformed_thenAnswers00AndCloses(String text) {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, Frames.login(text));
+
+        assertThat(outbound(channel)).containsExactly(0x00);
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.logins("refused", "malformed")).isEqualTo(1);
+    }
+
+    @Test
+    void login_whenImeiMalformedAndLuhnCheckOff_thenStillRefused() {
+        harness.close();
+        harness = new PipelineHarness(Map.of("imei-luhn-check", false));
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, Frames.login("35630704244101"));
+
+        assertThat(outbound(channel)).containsExactly(0x00);
+        assertThat(channel.isOpen()).isFalse();
+    }
+
+    @Test
+    void dataFrame_whenBeforeLogin_thenNoAnswerAndClosed() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, goldenAvl());
+        channel.runPendingTasks();
+
+        assertThat(outbound(channel)).isEmpty();
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.writer.count()).as("nothing may be stored for an unknown device").isZero();
+        assertThat(harness.rejected("not-logged-in")).isEqualTo(1);
+        assertThat(harness.closed("protocol-violation")).isEqualTo(1);
+    }
+
+    @Test
+    void ping_whenLoggedIn_thenNoAnswerAndStaysOpen() {
+        EmbeddedChannel channel = harness.loggedIn(TestImeis.WIKI);
+
+        send(channel, new byte[] {(byte) 0xFF});
+
+        assertThat(outbound(channel)).isEmpty();
+        assertThat(channel.isOpen()).isTrue();
+        assertThat(harness.pings()).isEqualTo(1);
+        // The ping must not leave the sequencer waiting for a frameDone that never comes.
+        send(channel, goldenAvl());
+        assertThat(harness.writer.count()).isEqualTo(1);
+    }
+
+    @Test
+    void ping_whenBetweenLoginAndPacketInOneRead_thenPacketStillHandled() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, Frames.concat(Frames.login(TestImeis.WIKI), new byte[] {(byte) 0xFF}, goldenAvl()));
+        harness.writer.write(0).succeed();
+        channel.runPendingTasks();
+
+        assertThat(outbound(channel)).containsExactly(0x01, 0x00, 0x00, 0x00, 0x01);
+        assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void secondLogin_whenAlreadyLoggedIn_thenClosedWithoutAnswer() {
+        EmbeddedChannel channel = harness.loggedIn(TestImeis.WIKI);
+
+        send(channel, Frames.login(TestImeis.WIKI));
+
+        assertThat(outbound(channel)).isEmpty();
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.rejected("second-login")).isEqualTo(1);
+        assertThat(harness.sessions.size()).as("the closed connection leaves the session table").isZero();
+    }
+
+    @Test
+    void duplicateLogin_whenSameImeiOnAnotherConnection_thenOlderClosedAndNewerKept() {
+        EmbeddedChannel first = harness.loggedIn(TestImeis.WIKI);
+
+        EmbeddedChannel second = harness.loggedIn(TestImeis.WIKI);
+
+        assertThat(first.isOpen()).isFalse();
+        assertThat(second.isOpen()).isTrue();
+        // The older channel's cleanup must not remove the newer channel's entry.
+        assertThat(harness.sessions.channelOf(new Imei(TestImeis.WIKI))).isSameAs(second);
+        assertThat(harness.closed("duplicate-login")).isEqualTo(1);
+    }
+
+    @Test
+    void connection_whenNoLoginWithinLoginTimeout_thenClosed() {
+        harness.close();
+        harness = new PipelineHarness(Map.of("timeouts.login", "5s", "timeouts.read-idle", "60s"));
+        EmbeddedChannel channel = harness.connect();
+        channel.freezeTime();
+
+        channel.advanceTimeBy(4, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertThat(channel.isOpen()).as("before the login timeout").isTrue();
+
+        channel.advanceTimeBy(2, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertThat(channel.isOpen()).as("after the login timeout").isFalse();
+        assertThat(harness.closed("login-timeout")).isEqualTo(1);
+    }
+
+    @Test
+    void connection_whenLoggedInAndSilent_thenReadIdleTimeoutAppliesInsteadOfLoginTimeout() {
+        harness.close();
+        harness = new PipelineHarness(Map.of("timeouts.login", "5s", "timeouts.read-idle", "60s"));
+        EmbeddedChannel channel = harness.connect();
+        channel.freezeTime();
+        send(channel, Frames.login(TestImeis.WIKI));
+        assertThat(outbound(channel)).containsExactly(0x01);
+
+        channel.advanceTimeBy(30, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertThat(channel.isOpen()).as("well past the login timeout, within read-idle").isTrue();
+
+        channel.advanceTimeBy(31, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertThat(channel.isOpen()).as("past read-idle").isFalse();
+        assertThat(harness.closed("idle-timeout")).isEqualTo(1);
+    }
+
+    @Test
+    void connection_whenOverMaxConnections_thenClosedAtOnceAndCounted() {
+        harness.close();
+        harness = new PipelineHarness(Map.of("limits.max-connections", 1));
+        EmbeddedChannel first = harness.connect();
+
+        EmbeddedChannel second = harness.connect();
+
+        assertThat(first.isOpen()).isTrue();
+        assertThat(second.isOpen()).isFalse();
+        assertThat(harness.closed("connection-limit")).isEqualTo(1);
+        assertThat(harness.metrics.activeConnections()).as("the refused one no longer counts").isEqualTo(1);
+        // A slot freed by a close is usable again.
+        first.close();
+        assertThat(harness.connect().isOpen()).isTrue();
+    }
+}
