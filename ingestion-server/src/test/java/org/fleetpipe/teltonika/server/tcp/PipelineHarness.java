@@ -11,6 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.fleetpipe.teltonika.registry.testing.InMemoryConnectionRegistry;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -21,7 +22,7 @@ import org.fleetpipe.teltonika.server.testing.RecordingDeadLetters;
 
 /**
  * The real device pipeline on EmbeddedChannels, with fakes only for our own interfaces
- * (telemetry writer, dead letters) and real metrics and session table, so a test can look at
+ * (telemetry writer, dead letters, connection registry) and real metrics and session table, so a test can look at
  * everything the pipeline decided.
  */
 final class PipelineHarness implements AutoCloseable {
@@ -31,6 +32,7 @@ final class PipelineHarness implements AutoCloseable {
     final FakeTelemetryWriter writer = new FakeTelemetryWriter();
     final RecordingDeadLetters deadLetters = new RecordingDeadLetters();
     final SessionTable sessions = new SessionTable();
+    final InMemoryConnectionRegistry devices = new InMemoryConnectionRegistry("test-1");
     final ServerSettings settings;
     private final TcpChannelInitializer initializer;
     private final List<EmbeddedChannel> channels = new ArrayList<>();
@@ -41,7 +43,8 @@ final class PipelineHarness implements AutoCloseable {
 
     PipelineHarness(Map<String, ?> overrides) {
         settings = SettingsLoader.load(overrides);
-        initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions));
+        initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
+                devices));
     }
 
     /** A new device connection, active as if just accepted. */
