@@ -107,6 +107,10 @@ public final class IngestionServer implements AutoCloseable {
         } catch (RuntimeException | InterruptedException e) {
             close();
             throw e;
+        } catch (Exception e) {
+            // Netty rethrows a failed bind's checked IOException undeclared.
+            close();
+            throw new IllegalStateException("could not start: " + e, e);
         }
     }
 
@@ -141,12 +145,12 @@ public final class IngestionServer implements AutoCloseable {
         events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(),
                 new TakeoverListener(sessions, devices, identity::id));
         events.listen(id);
-        RedisTelemetryWriter redisWriter = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
+        TelemetryWriter writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
                 new TelemetryEntryMapper(identity::id));
-        TelemetryWriter writes = (imei, packet, rx) -> pendingCalls.track(() -> redisWriter.write(imei, packet, rx));
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
-        PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices);
+        PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
+                pendingCalls);
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(0, new DefaultThreadFactory("io", false));
@@ -155,7 +159,7 @@ public final class IngestionServer implements AutoCloseable {
         if (settings.udpPort() > 0) {
             udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
                     new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()), settings.imeiLuhnCheck(),
-                            writes, deadLetters, metrics, settings.maxUdpInFlight()));
+                            writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls));
         }
         apiToken = settings.apiToken().orElseGet(() -> {
             String token = BearerTokenAuth.randomToken();
@@ -244,11 +248,13 @@ public final class IngestionServer implements AutoCloseable {
             janitor.close();
         }
         tcp.stopAccepting();
-        udp.close();
+        tcp.stopReading(grace);
+        udp.stopReading();
         if (!pendingCalls.awaitIdle(grace)) {
-            LOG.warn("{} Redis calls still under way after {}; their devices get no ACK and will resend",
+            LOG.warn("{} packets or Redis calls still under way after {}; their devices get no ACK and will resend",
                     pendingCalls.pending(), grace);
         }
+        udp.close();
         tcp.closeAll(grace);
         awaitSessionsGone(grace);
         pendingCalls.awaitIdle(grace);

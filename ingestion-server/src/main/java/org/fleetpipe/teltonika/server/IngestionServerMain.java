@@ -32,7 +32,7 @@ public final class IngestionServerMain {
             LOG.error("could not start: {}", e.getMessage());
             System.exit(1);
             return;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             LOG.error("could not start: {}", e.toString(), e);
             System.exit(1);
             return;

@@ -5,25 +5,33 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-/** Counts asynchronous calls under way, so a clean stop can wait for them before it closes Redis. */
+/**
+ * Counts work under way (Redis calls, and packets from their write until their ACK is written),
+ * so a clean stop can wait for it before it closes device connections and Redis.
+ */
 public final class PendingCalls {
 
     private final AtomicInteger pending = new AtomicInteger();
     private final Object idle = new Object();
 
     public <T> CompletionStage<T> track(Supplier<CompletionStage<T>> call) {
-        pending.incrementAndGet();
+        begin();
         CompletionStage<T> result;
         try {
             result = call.get();
         } catch (RuntimeException e) {
-            done();
+            end();
             throw e;
         }
-        return result.whenComplete((v, e) -> done());
+        return result.whenComplete((v, e) -> end());
     }
 
-    private void done() {
+    /** One more piece of work under way; every begin() needs exactly one end(). */
+    public void begin() {
+        pending.incrementAndGet();
+    }
+
+    public void end() {
         if (pending.decrementAndGet() == 0) {
             synchronized (idle) {
                 idle.notifyAll();

@@ -21,6 +21,8 @@ import org.fleetpipe.teltonika.server.session.Disconnector;
 final class FrameSequencer extends ChannelInboundHandlerAdapter {
 
     private static final AttributeKey<FrameSequencer> KEY = AttributeKey.valueOf(FrameSequencer.class, "sequencer");
+    /** Set on every device channel when the server stops: read nothing more, finish what was read. */
+    static final AttributeKey<Boolean> DRAINING = AttributeKey.valueOf(FrameSequencer.class, "draining");
 
     private final int maxQueued;
     private final IngestionMetrics metrics;
@@ -83,7 +85,9 @@ final class FrameSequencer extends ChannelInboundHandlerAdapter {
             dispatch(msg);
         } else {
             busy = false;
-            ctx.channel().config().setAutoRead(true);
+            if (!ctx.channel().hasAttr(DRAINING)) {
+                ctx.channel().config().setAutoRead(true);
+            }
         }
     }
 

@@ -4,10 +4,16 @@ import org.fleetpipe.teltonika.registry.ConnectionRegistry;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 
-/** What the device pipelines need from the rest of the server; tests pass fakes of the interfaces. */
+/**
+ * What the device pipelines need from the rest of the server; tests pass fakes of the interfaces.
+ *
+ * @param inFlight counts each packet from its write until its ACK is written, for a clean stop
+ */
 public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
-                               FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry) {
+                               FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry,
+                               PendingCalls inFlight) {
 }

@@ -46,7 +46,7 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
                 services.sessions(), services.registry(), services.metrics()));
         p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(), rejector,
-                services.metrics()));
+                services.metrics(), services.inFlight()));
         p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.metrics()));
         p.addLast(HandlerNames.EVENTS, new SessionEventsHandler(services.sessions(), services.registry(),
                 services.metrics()));

@@ -44,6 +44,24 @@ public final class TcpServer {
         }
     }
 
+    /**
+     * Stops reading from every device connection (frames already read are still handled and
+     * acknowledged); returns once every event loop has applied it, so nothing new starts after.
+     */
+    public void stopReading(Duration timeout) {
+        java.util.List<io.netty.util.concurrent.Future<?>> applied = new java.util.ArrayList<>();
+        for (Channel ch : devices) {
+            applied.add(ch.eventLoop().submit(() -> {
+                ch.attr(FrameSequencer.DRAINING).set(Boolean.TRUE);
+                ch.config().setAutoRead(false);
+            }));
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (io.netty.util.concurrent.Future<?> f : applied) {
+            f.awaitUninterruptibly(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
+        }
+    }
+
     public int connections() {
         return devices.size();
     }

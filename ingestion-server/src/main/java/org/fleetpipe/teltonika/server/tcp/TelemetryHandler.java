@@ -9,6 +9,7 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -29,13 +30,15 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
     private final TelemetryWriter writer;
     private final FrameRejector rejector;
     private final IngestionMetrics metrics;
+    private final PendingCalls inFlight;
 
     TelemetryHandler(AvlPacketDecoder decoder, TelemetryWriter writer, FrameRejector rejector,
-                     IngestionMetrics metrics) {
+                     IngestionMetrics metrics, PendingCalls inFlight) {
         this.decoder = decoder;
         this.writer = writer;
         this.rejector = rejector;
         this.metrics = metrics;
+        this.inFlight = inFlight;
     }
 
     @Override
@@ -58,8 +61,22 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         } finally {
             frame.release();
         }
-        writer.write(session.imei(), packet, receivedAt).whenComplete((stored, error) ->
-                channel.eventLoop().execute(() -> afterWrite(channel, session, packet, stored, error, startNanos)));
+        // In flight until the ACK is written, not just until Redis answered: a clean stop waits for
+        // this, so a packet stored during the stop still gets its ACK and is not resent and stored twice.
+        inFlight.begin();
+        writer.write(session.imei(), packet, receivedAt).whenComplete((stored, error) -> {
+            try {
+                channel.eventLoop().execute(() -> {
+                    try {
+                        afterWrite(channel, session, packet, stored, error, startNanos);
+                    } finally {
+                        inFlight.end();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                inFlight.end();
+            }
+        });
     }
 
     private void afterWrite(Channel channel, DeviceSession session, AvlPacket packet, Integer stored, Throwable error,

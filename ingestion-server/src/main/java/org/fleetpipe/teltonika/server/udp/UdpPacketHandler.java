@@ -12,6 +12,7 @@ import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,16 +32,25 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
     private final FrameDeadLetters deadLetters;
     private final IngestionMetrics metrics;
     private final int maxInFlight;
+    private final PendingCalls pending;
     private int inFlight;
+    private volatile boolean stopping;
 
     public UdpPacketHandler(UdpPacketDecoder decoder, boolean luhnCheck, TelemetryWriter writer,
-                            FrameDeadLetters deadLetters, IngestionMetrics metrics, int maxInFlight) {
+                            FrameDeadLetters deadLetters, IngestionMetrics metrics, int maxInFlight,
+                            PendingCalls pending) {
         this.decoder = decoder;
         this.luhnCheck = luhnCheck;
         this.writer = writer;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.maxInFlight = maxInFlight;
+        this.pending = pending;
+    }
+
+    /** From now on the socket stays off when in-flight writes drain (see {@link UdpServer#stopReading()}). */
+    public void stopping() {
+        stopping = true;
     }
 
     @Override
@@ -65,21 +75,31 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         if (++inFlight >= maxInFlight) {
             channel.config().setAutoRead(false);
         }
+        pending.begin();
         writer.write(imei, packet.packet(), receivedAt).whenComplete((stored, error) -> channel.eventLoop().execute(() -> {
-            if (--inFlight <= maxInFlight / 2 && !channel.config().isAutoRead()) {
-                channel.config().setAutoRead(true);
+            try {
+                afterWrite(channel, sender, packet, imei, stored, error, startNanos);
+            } finally {
+                pending.end();
             }
-            if (error != null) {
-                metrics.redisError("telemetry-write");
-                LOG.warn("UDP records not stored, no ACK imei={} records={}: {}", imei, packet.packet().size(),
-                        error.toString());
-                return;
-            }
-            metrics.recordsWritten(packet.packet().codec(), stored);
-            UdpAck ack = new UdpAck(packet.packetId(), packet.avlPacketId(), packet.packet().size());
-            channel.writeAndFlush(new DatagramPacket(ack.writeTo(channel.alloc().buffer(UdpAck.BYTES)), sender));
-            metrics.ackLatencyNanos(System.nanoTime() - startNanos);
         }));
+    }
+
+    private void afterWrite(Channel channel, InetSocketAddress sender, UdpPacket packet, Imei imei, Integer stored,
+                            Throwable error, long startNanos) {
+        if (--inFlight <= maxInFlight / 2 && !channel.config().isAutoRead() && !stopping) {
+            channel.config().setAutoRead(true);
+        }
+        if (error != null) {
+            metrics.redisError("telemetry-write");
+            LOG.warn("UDP records not stored, no ACK imei={} records={}: {}", imei, packet.packet().size(),
+                    error.toString());
+            return;
+        }
+        metrics.recordsWritten(packet.packet().codec(), stored);
+        UdpAck ack = new UdpAck(packet.packetId(), packet.avlPacketId(), packet.packet().size());
+        channel.writeAndFlush(new DatagramPacket(ack.writeTo(channel.alloc().buffer(UdpAck.BYTES)), sender));
+        metrics.ackLatencyNanos(System.nanoTime() - startNanos);
     }
 
     @Override

@@ -11,9 +11,11 @@ import org.fleetpipe.teltonika.server.tcp.Transports;
 public final class UdpServer {
 
     private Channel channel;
+    private UdpPacketHandler handler;
 
     public InetSocketAddress bind(EventLoopGroup group, String host, int port, UdpPacketHandler handler)
             throws InterruptedException {
+        this.handler = handler;
         channel = new Bootstrap()
                 .group(group)
                 .channel(Transports.datagramChannel())
@@ -21,6 +23,14 @@ public final class UdpServer {
                 .handler(handler)
                 .bind(host, port).sync().channel();
         return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Stops reading datagrams; those already read are still written and acknowledged. */
+    public void stopReading() {
+        if (channel != null) {
+            handler.stopping();
+            channel.eventLoop().submit(() -> channel.config().setAutoRead(false)).awaitUninterruptibly(5000);
+        }
     }
 
     public void close() {

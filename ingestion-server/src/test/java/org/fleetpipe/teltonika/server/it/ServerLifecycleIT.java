@@ -32,7 +32,6 @@ import org.fleetpipe.teltonika.server.testing.Frames;
 import org.fleetpipe.teltonika.server.testing.RandomAvl;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /** Starting and stopping: a failed start leaves nothing behind, a stop ends every device connection. */
@@ -83,13 +82,6 @@ class ServerLifecycleIT {
     }
 
     @Test
-    @Disabled("BUG: IngestionServer.start() cleans up only on RuntimeException | InterruptedException, but Netty's"
-            + " bind(..).sync() rethrows the checked IOException of a failed bind (here NativeIoException 'Address"
-            + " already in use') undeclared. close() is then never called: the non-daemon 'accept' event-loop"
-            + " thread and the Redis connection stay. IngestionServerMain catches only"
-            + " RuntimeException too, so with a taken TCP/HTTP port the process logs nothing of its own and does not"
-            + " exit with status 1: the main thread dies and the 'accept' thread keeps the JVM running. Fix: catch"
-            + " Exception (or Throwable) around startServices() in both places.")
     void start_whenTcpPortTaken_thenThrowsAndStopsWhatItStarted(RedisFixture redis) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Set<Thread> before = nonDaemonThreads();
@@ -123,13 +115,6 @@ class ServerLifecycleIT {
     }
 
     @Test
-    @Disabled("BUG: a TCP packet whose Redis write completes during close()'s shutdown grace is stored but never"
-            + " acknowledged. InFlightWrites counts the write as done (and awaitIdle returns) before"
-            + " TelemetryHandler's completion callback has queued afterWrite on the event loop; close() then at once"
-            + " queues the channel close via TcpServer.closeAll, which here ran first every time (records_written=1,"
-            + " yet the device sees EOF without the ACK), so afterWrite finds the channel inactive. The device"
-            + " resends after reconnecting and the records are stored twice. The in-flight count should drop only"
-            + " after the ACK has been written (or closeAll should run after the queued ACK tasks).")
     void close_whenWriteInFlight_thenWaitsForItAndAcksBeforeClosing(RedisFixture redis) throws Exception {
         server = ItServer.start(redis);
         try (DeviceClient device = DeviceClient.connect(ItServer.loopback(server.tcpAddress()));
@@ -150,11 +135,6 @@ class ServerLifecycleIT {
     }
 
     @Test
-    @Disabled("BUG: a UDP datagram whose Redis write is in flight when close() starts is stored but never"
-            + " acknowledged: IngestionServer.close() closes the UDP channel (udp.close()) before"
-            + " writes.awaitIdle(grace), so UdpPacketHandler's ACK goes to a closed channel and is dropped. The"
-            + " device resends and the records are stored twice. Stop reading (autoRead off), await the writes,"
-            + " then close.")
     void close_whenUdpWriteInFlight_thenAckSentBeforeUdpStops(RedisFixture redis) throws Exception {
         server = ItServer.start(redis, true, Map.of());
         try (DatagramSocket device = new DatagramSocket(0, InetAddress.getLoopbackAddress());

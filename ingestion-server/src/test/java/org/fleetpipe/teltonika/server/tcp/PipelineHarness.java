@@ -14,6 +14,7 @@ import java.util.Map;
 import org.fleetpipe.teltonika.registry.testing.InMemoryConnectionRegistry;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
@@ -33,6 +34,7 @@ final class PipelineHarness implements AutoCloseable {
     final RecordingDeadLetters deadLetters = new RecordingDeadLetters();
     final SessionTable sessions = new SessionTable();
     final InMemoryConnectionRegistry devices = new InMemoryConnectionRegistry("test-1");
+    final PendingCalls inFlight = new PendingCalls();
     final ServerSettings settings;
     private final TcpChannelInitializer initializer;
     private final List<EmbeddedChannel> channels = new ArrayList<>();
@@ -44,7 +46,7 @@ final class PipelineHarness implements AutoCloseable {
     PipelineHarness(Map<String, ?> overrides) {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
-                devices));
+                devices, inFlight));
     }
 
     /** A new device connection, active as if just accepted. */

@@ -17,6 +17,7 @@ import org.fleetpipe.teltonika.codec.testing.Hex;
 import org.fleetpipe.teltonika.codec.udp.UdpAck;
 import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
+import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
 import org.fleetpipe.teltonika.server.testing.Frames;
@@ -38,7 +39,7 @@ class UdpPacketHandlerTest {
     private final RecordingDeadLetters deadLetters = new RecordingDeadLetters();
     private final EmbeddedChannel channel = new EmbeddedChannel(new UdpPacketHandler(
             new UdpPacketDecoder(DecodeLimits.DEFAULTS), true, writer, deadLetters,
-            new IngestionMetrics(registry), MAX_IN_FLIGHT));
+            new IngestionMetrics(registry), MAX_IN_FLIGHT, new PendingCalls()));
     private final RandomAvl random = new RandomAvl(11L);
 
     @AfterEach
