@@ -51,6 +51,8 @@ public final class HeartbeatRenewer implements AutoCloseable {
     private volatile long lastRenewedAt;
     private volatile long lastFailureAt;
     private String lastWritten;
+    /** Values of renewals that got no answer in time: Redis may still have run them. */
+    private final java.util.ArrayDeque<String> unanswered = new java.util.ArrayDeque<>();
     private volatile boolean stopped;
     private volatile boolean lost;
 
@@ -77,7 +79,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         long now = System.currentTimeMillis();
         String renewed = Long.toString(now);
         List<String> args = new ArrayList<>(List.of(Long.toString(ttl.toMillis()), identity.id(), Long.toString(now),
-                Integer.toString(maxKnownIds)));
+                Integer.toString(maxKnownIds), keys.heartbeat("")));
         fields(renewed).forEach((k, v) -> {
             args.add(k);
             args.add(v);
@@ -90,6 +92,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
                     + "REDIS_NAMESPACE or database, or find the other writer; refusing to start");
         }
         lastWritten = renewed;
+        unanswered.clear();
         lastRenewedAt = now;
         lost = false;
     }
@@ -106,6 +109,15 @@ public final class HeartbeatRenewer implements AutoCloseable {
     }
 
     private void tick() {
+        try {
+            renewOnce();
+        } catch (Throwable t) {
+            // A scheduled task that throws is never run again: the heartbeat must not die of a bug.
+            LOG.error("heartbeat tick failed for instance={}", identity.id(), t);
+        }
+    }
+
+    private void renewOnce() {
         if (stopped || lost) {
             return;
         }
@@ -114,6 +126,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         try {
             outcome = renew(now);
         } catch (RuntimeException e) {
+            rememberUnanswered(Long.toString(now));
             if (lastFailureAt <= lastRenewedAt) {
                 LOG.warn("heartbeat renewal failed for instance={}: {} (the key expires {} after the last renewal)",
                         identity.id(), e.getMessage(), ttl);
@@ -127,15 +140,19 @@ public final class HeartbeatRenewer implements AutoCloseable {
                     LOG.info("heartbeat renewed again for instance={}", identity.id());
                 }
                 lastWritten = Long.toString(now);
+                unanswered.clear();
                 lastRenewedAt = now;
             }
-            case "missing" -> onMissing(now);
+            // Judged by when the answer came: a renewal sent before the TTL ran out may be answered after.
+            case "missing" -> onMissing(System.currentTimeMillis());
             default -> lose(false, "the heartbeat key holds a value this instance did not write");
         }
     }
 
     private String renew(long now) {
-        List<String> args = new ArrayList<>(List.of(lastWritten, Long.toString(now), Long.toString(ttl.toMillis())));
+        List<String> args = new ArrayList<>(List.of(Long.toString(now), Long.toString(ttl.toMillis()),
+                Integer.toString(1 + unanswered.size()), lastWritten));
+        args.addAll(unanswered);
         fields(null).forEach((k, v) -> {
             args.add(k);
             args.add(v);
@@ -143,6 +160,13 @@ public final class HeartbeatRenewer implements AutoCloseable {
         String outcome = await(RENEW.call(redis, ScriptOutputType.VALUE,
                 new String[] {keys.heartbeat(identity.id())}, args.toArray(String[]::new)));
         return outcome == null ? "missing" : outcome;
+    }
+
+    private void rememberUnanswered(String value) {
+        if (unanswered.size() >= 32) {
+            unanswered.removeFirst();
+        }
+        unanswered.addLast(value);
     }
 
     private void onMissing(long now) {
@@ -162,10 +186,14 @@ public final class HeartbeatRenewer implements AutoCloseable {
         lost = true;
         String id = identity.id();
         LOG.warn("heartbeat lost for instance={}: {}", id, why);
-        if (remoteShutdown) {
-            listener.remoteShutdown(id);
-        } else {
-            listener.expired(id, why);
+        try {
+            if (remoteShutdown) {
+                listener.remoteShutdown(id);
+            } else {
+                listener.expired(id, why);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("handling the lost heartbeat of instance={} failed", id, e);
         }
     }
 

@@ -42,7 +42,8 @@ public final class RedisConnectionRegistry implements ConnectionRegistry {
 
     @Override
     public CompletionStage<Boolean> reclaim(Imei imei, String oldId, String newId) {
-        return RECLAIM.<Long>call(redis, ScriptOutputType.INTEGER, new String[] {keys.registry()},
+        return RECLAIM.<Long>call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.registry(), keys.deviceInfo(imei.value())},
                 imei.value(), oldId, newId).thenApply(n -> n == 1L);
     }
 

@@ -13,7 +13,6 @@ import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 @WithRedis
@@ -107,11 +106,6 @@ class InstanceDirectoryIT {
     }
 
     @Test
-    @Disabled("BUG (low severity at the default bound of 10000): heartbeat-create.lua keeps instance:ids bounded by "
-            + "ZREMRANGEBYRANK on the oldest entries, whether or not their heartbeat is live, and create() runs before "
-            + "forgetDead() at start. A long-running instance (lowest score) is dropped while dead ids stay, so it "
-            + "vanishes from live() and GET /api/v1/instances although it is alive. The bound should drop dead ids "
-            + "first and never one whose heartbeat exists.")
     void create_whenKnownIdsAtTheirBound_thenDeadIdDroppedAndLiveOneKept() {
         String oldestLive = announce("pod-a", LIVE_TTL, 2);
         String crashed = crashed("pod-b");
