@@ -70,7 +70,7 @@ public final class SettingsLoader {
                     + " ms must be at most half of heartbeat.ttl (HEARTBEAT_TTL_MS) " + ttl.toMillis() + " ms");
         }
         ServerSettings s = new ServerSettings(
-                c.getString("bind-address"),
+                bindAddress(c.getString("bind-address")),
                 port(c, "tcp-port"),
                 port(c, "udp-port"),
                 port(c, "http-port"),
@@ -105,7 +105,41 @@ public final class SettingsLoader {
             throw new SettingsException(ROOT + ".redis.url (REDIS_URL): must start with redis://, rediss:// or "
                     + "redis-sentinel://");
         }
+        io.lettuce.core.RedisURI parsed;
+        try {
+            parsed = io.lettuce.core.RedisURI.create(url);
+        } catch (RuntimeException e) {
+            parsed = null;
+        }
+        boolean sentinel = url.startsWith("redis-sentinel://");
+        if (parsed == null || (!sentinel && !hostAndPortValid(url))
+                || (isBlank(parsed.getHost()) && parsed.getSentinels().isEmpty())) {
+            // Never echo the URL: it may hold a password.
+            throw new SettingsException(ROOT + ".redis.url (REDIS_URL): not a valid Redis URL (host and port?)");
+        }
         return url;
+    }
+
+    /** Lettuce accepts {@code redis://host:notaport} and fails only when it connects. */
+    private static boolean hostAndPortValid(String url) {
+        try {
+            java.net.URI uri = new java.net.URI(url);
+            return !isBlank(uri.getHost()) && (uri.getPort() == -1 || (uri.getPort() > 0 && uri.getPort() <= 65535));
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    private static String bindAddress(String address) {
+        if (!io.netty.util.NetUtil.isValidIpV4Address(address) && !io.netty.util.NetUtil.isValidIpV6Address(address)
+                && !"localhost".equals(address)) {
+            throw new SettingsException(ROOT + ".bind-address (BIND_ADDRESS): not an IP address: " + address);
+        }
+        return address;
     }
 
     /** 0 binds any free port (tests); for udp-port it turns UDP off. */

@@ -34,6 +34,7 @@ public final class OperatorHttpServer {
                                 .addLast(new ReadTimeoutHandler(60))
                                 .addLast(new HttpServerCodec())
                                 .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                                .addLast(new HttpRequestSequencer())
                                 .addLast(handler);
                     }
                 })

@@ -23,14 +23,19 @@ import org.junit.jupiter.params.provider.CsvSource;
 class SettingsLoaderTest {
 
     /** Contract env var -> setting key it overrides. */
-    private static final Map<String, String> CONTRACT_ENV = Map.of(
-            "TCP_PORT", "tcp-port",
-            "UDP_PORT", "udp-port",
-            "HTTP_PORT", "http-port",
-            "REDIS_URL", "redis.url",
-            "REDIS_NAMESPACE", "redis.namespace",
-            "INSTANCE_ID", "instance-id-prefix",
-            "IMEI_LUHN_CHECK", "imei-luhn-check");
+    private static final Map<String, String> CONTRACT_ENV = Map.ofEntries(
+            Map.entry("TCP_PORT", "tcp-port"),
+            Map.entry("UDP_PORT", "udp-port"),
+            Map.entry("HTTP_PORT", "http-port"),
+            Map.entry("REDIS_URL", "redis.url"),
+            Map.entry("REDIS_NAMESPACE", "redis.namespace"),
+            Map.entry("INSTANCE_ID", "instance-id-prefix"),
+            Map.entry("IMEI_LUHN_CHECK", "imei-luhn-check"),
+            Map.entry("HEARTBEAT_TTL_MS", "heartbeat.ttl"),
+            Map.entry("HEARTBEAT_INTERVAL_MS", "heartbeat.interval"),
+            Map.entry("JANITOR_INTERVAL_MS", "janitor.interval"),
+            Map.entry("JANITOR_DRY_RUN", "janitor.dry-run"),
+            Map.entry("API_TOKEN", "api-token"));
 
     /** A default, unless this machine's environment overrides it (a CI may set REDIS_URL for the ITs). */
     private static String envOr(String variable, String fallback) {
@@ -154,6 +159,14 @@ class SettingsLoaderTest {
             "http-port | eighty",
             "redis.url | http://x",
             "redis.url | localhost:6379",
+            "redis.url | redis://127.0.0.1:notaport",
+            "bind-address | not an address",
+            "heartbeat.ttl | 0s",
+            "heartbeat.interval | 60s",
+            "janitor.interval | -1s",
+            "janitor.jitter | 2",
+            "janitor.scan-count | 0",
+            "registry.max-known-instances | 1",
             "redis.command-timeout | -5s",
             "redis.command-timeout | 0s",
             "timeouts.login | -1s",
