@@ -49,15 +49,10 @@ public final class JanitorTicker implements AutoCloseable {
     void tick() {
         try {
             SweepResult r = janitor.sweepOnce();
-            if (r.evicted() > 0 || r.errors() > 0 || r.dryRun()) {
-                LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} errors={} elapsed={}ms{}",
-                        r.dryRun() ? " (dry run)" : "", r.scanned(), r.instances(), r.deadInstances(),
-                        r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.errors(), r.elapsed().toMillis(),
-                        r.evictedByInstance().isEmpty() ? "" : " by-instance=" + r.evictedByInstance());
-            } else {
-                LOG.debug("janitor pass: scanned={} instances={} dead=0 evicted=0 elapsed={}ms", r.scanned(),
-                        r.instances(), r.elapsed().toMillis());
-            }
+            LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} errors={} elapsed={}ms{}",
+                    r.dryRun() ? " (dry run)" : "", r.scanned(), r.instances(), r.deadInstances(),
+                    r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.errors(), r.elapsed().toMillis(),
+                    r.evictedByInstance().isEmpty() ? "" : " by-instance=" + r.evictedByInstance());
         } catch (Throwable t) {
             metrics.failedPass();
             LOG.warn("janitor pass failed, next one in {}: {}", settings.interval(), t.toString());
