@@ -158,6 +158,7 @@ public final class IngestionServer implements AutoCloseable {
                 new TcpChannelInitializer(services));
         if (settings.udpPort() > 0) {
             udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
+                    settings.decodeLimits().maxFrameBytes(),
                     new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()), settings.imeiLuhnCheck(),
                             writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls));
         }

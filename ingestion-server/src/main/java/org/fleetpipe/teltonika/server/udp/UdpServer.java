@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import java.net.InetSocketAddress;
 import org.fleetpipe.teltonika.server.tcp.Transports;
 
@@ -13,13 +14,18 @@ public final class UdpServer {
     private Channel channel;
     private UdpPacketHandler handler;
 
-    public InetSocketAddress bind(EventLoopGroup group, String host, int port, UdpPacketHandler handler)
-            throws InterruptedException {
+    /**
+     * Binds; datagrams are received whole up to {@code maxDatagramBytes} (Netty's default would cut
+     * them at 2048 bytes), and one byte more, so an oversized datagram is seen as oversized.
+     */
+    public InetSocketAddress bind(EventLoopGroup group, String host, int port, int maxDatagramBytes,
+                                  UdpPacketHandler handler) throws InterruptedException {
         this.handler = handler;
         channel = new Bootstrap()
                 .group(group)
                 .channel(Transports.datagramChannel())
                 .option(ChannelOption.SO_RCVBUF, 4 * 1024 * 1024)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(maxDatagramBytes + 1))
                 .handler(handler)
                 .bind(host, port).sync().channel();
         return (InetSocketAddress) channel.localAddress();

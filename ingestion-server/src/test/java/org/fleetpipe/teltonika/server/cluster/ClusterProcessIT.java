@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.junit.jupiter.api.Test;
 
 /** Two server processes on one Redis, as two replicas behind a load balancer. */
@@ -34,17 +35,17 @@ class ClusterProcessIT {
             String p1Id = commands.hget("connections:registry", IMEI);
             assertThat(p1Id).isNull();
 
-            BlockingDevice onP1 = BlockingDevice.connect(p1.tcpPort);
+            DeviceClient onP1 = DeviceClient.connect(p1.tcpPort);
             assertThat(onP1.login(IMEI)).isEqualTo(1);
             String first = commands.hget("connections:registry", IMEI);
             assertThat(first).startsWith("p1-");
 
-            BlockingDevice onP2 = BlockingDevice.connect(p2.tcpPort);
+            DeviceClient onP2 = DeviceClient.connect(p2.tcpPort);
             assertThat(onP2.login(IMEI)).isEqualTo(1);
             String second = commands.hget("connections:registry", IMEI);
             assertThat(second).startsWith("p2-");
             await().atMost(Duration.ofSeconds(10)).until(onP1::closedByServer);
-            assertThat(onP2.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+            assertThat(onP2.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
             onP1.close();
 
             commands.del("instance:heartbeat:" + second);

@@ -21,6 +21,7 @@ import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.junit.jupiter.api.Test;
 
 /** Instances in one JVM sharing one real Redis: ownership, takeover, stop, remote shutdown, expiry. */
@@ -31,7 +32,7 @@ class InstanceLifecycleIT {
     private static final Duration TTL = Duration.ofMillis(1500);
 
     private final List<IngestionServer> servers = new ArrayList<>();
-    private final List<BlockingDevice> devices = new ArrayList<>();
+    private final List<DeviceClient> devices = new ArrayList<>();
     private RedisFixture redis;
     private StatefulRedisConnection<String, String> connection;
     private RedisCommands<String, String> commands;
@@ -45,7 +46,7 @@ class InstanceLifecycleIT {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (BlockingDevice d : devices) {
+        for (DeviceClient d : devices) {
             d.close();
         }
         for (IngestionServer s : servers) {
@@ -68,8 +69,8 @@ class InstanceLifecycleIT {
         return server.start();
     }
 
-    private BlockingDevice loggedIn(IngestionServer server) throws Exception {
-        BlockingDevice device = BlockingDevice.connect(server.tcpAddress());
+    private DeviceClient loggedIn(IngestionServer server) throws Exception {
+        DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort());
         devices.add(device);
         assertThat(device.login(IMEI)).isEqualTo(1);
         return device;
@@ -78,7 +79,7 @@ class InstanceLifecycleIT {
     @Test
     void login_claimsTheImei_andDisconnectReleasesIt() throws Exception {
         IngestionServer a = server("a");
-        BlockingDevice device = loggedIn(a);
+        DeviceClient device = loggedIn(a);
 
         assertThat(commands.hget("connections:registry", IMEI)).isEqualTo(a.instanceId());
         assertThat(commands.hget("device:info:" + IMEI, "instance")).isEqualTo(a.instanceId());
@@ -91,13 +92,13 @@ class InstanceLifecycleIT {
     void loginOnSecondInstance_takesTheDeviceOver_andTheFirstClosesItsStaleConnection() throws Exception {
         IngestionServer a = server("a");
         IngestionServer c = server("c");
-        BlockingDevice first = loggedIn(a);
+        DeviceClient first = loggedIn(a);
 
-        BlockingDevice second = loggedIn(c);
+        DeviceClient second = loggedIn(c);
 
         assertThat(commands.hget("connections:registry", IMEI)).isEqualTo(c.instanceId());
         await().atMost(Duration.ofSeconds(10)).until(first::closedByServer);
-        assertThat(second.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+        assertThat(second.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
         // A's late release must not remove C's entry.
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
                 .until(() -> c.instanceId().equals(commands.hget("connections:registry", IMEI)));
@@ -106,14 +107,14 @@ class InstanceLifecycleIT {
     @Test
     void secondLoginOnTheSameInstance_closesTheOlderConnection_andKeepsTheEntry() throws Exception {
         IngestionServer a = server("a");
-        BlockingDevice first = loggedIn(a);
+        DeviceClient first = loggedIn(a);
 
-        BlockingDevice second = loggedIn(a);
+        DeviceClient second = loggedIn(a);
 
         await().atMost(Duration.ofSeconds(10)).until(first::closedByServer);
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
                 .until(() -> a.instanceId().equals(commands.hget("connections:registry", IMEI)));
-        assertThat(second.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+        assertThat(second.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
     }
 
     @Test
@@ -152,7 +153,7 @@ class InstanceLifecycleIT {
                 Thread.currentThread().interrupt();
             }
         });
-        BlockingDevice device = loggedIn(a);
+        DeviceClient device = loggedIn(a);
 
         commands.del("instance:heartbeat:" + a.instanceId());
 
@@ -164,7 +165,7 @@ class InstanceLifecycleIT {
     @Test
     void redisCutOffLongerThanTheTtl_instanceComesBackUnderANewId_andKeepsItsDevices() throws Exception {
         IngestionServer a = server("a");
-        BlockingDevice device = loggedIn(a);
+        DeviceClient device = loggedIn(a);
         String oldId = a.instanceId();
 
         redis.freeze();
@@ -178,7 +179,7 @@ class InstanceLifecycleIT {
         assertThat(commands.exists("instance:heartbeat:" + oldId)).isZero();
         assertThat(commands.exists("instance:heartbeat:" + newId)).isEqualTo(1);
         assertThat(device.closedByServer()).isFalse();
-        assertThat(device.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+        assertThat(device.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
         assertThat(commands.xrevrange("telemetry", io.lettuce.core.Range.create("-", "+"),
                 io.lettuce.core.Limit.from(1)).get(0).getBody().get("instance")).isEqualTo(newId);
     }
@@ -186,7 +187,7 @@ class InstanceLifecycleIT {
     @Test
     void redisCutOffLongerThanTheTtl_whileAnotherInstanceTookTheDevice_theConnectionIsClosed() throws Exception {
         IngestionServer a = server("a");
-        BlockingDevice device = loggedIn(a);
+        DeviceClient device = loggedIn(a);
         String oldId = a.instanceId();
 
         redis.freeze();

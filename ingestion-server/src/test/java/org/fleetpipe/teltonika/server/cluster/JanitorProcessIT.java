@@ -19,6 +19,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,7 +36,7 @@ class JanitorProcessIT {
     @Test
     void killedReplica_itsEntriesAreEvictedBySurvivors_andOnlyThose(RedisFixture redis) throws Exception {
         List<ServerProcess> servers = new ArrayList<>();
-        List<BlockingDevice> devices = new ArrayList<>();
+        List<DeviceClient> devices = new ArrayList<>();
         try (StatefulRedisConnection<String, String> connection = redis.client().connect()) {
             RedisCommands<String, String> commands = connection.sync();
             for (String prefix : List.of("r1", "r2", "r3")) {
@@ -45,7 +47,7 @@ class JanitorProcessIT {
             int perServer = 5;
             for (int s = 0; s < servers.size(); s++) {
                 for (int d = 0; d < perServer; d++) {
-                    BlockingDevice device = BlockingDevice.connect(servers.get(s).tcpPort);
+                    DeviceClient device = DeviceClient.connect(servers.get(s).tcpPort);
                     devices.add(device);
                     assertThat(device.login(imei(s * 100 + d))).isEqualTo(1);
                 }
@@ -72,7 +74,7 @@ class JanitorProcessIT {
             System.out.printf("evicted the killed replica's 5 entries %d ms after SIGKILL (TTL %d ms, janitor %d ms)%n",
                     tookMs, TTL_MS, JANITOR_MS);
         } finally {
-            for (BlockingDevice d : devices) {
+            for (DeviceClient d : devices) {
                 d.close();
             }
             for (ServerProcess s : servers) {
@@ -99,6 +101,6 @@ class JanitorProcessIT {
     }
 
     private static String imei(int i) {
-        return BlockingDevice.imei(i);
+        return TestImeis.numbered(i);
     }
 }

@@ -17,6 +17,7 @@ import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.junit.jupiter.api.Test;
 
 /** The token-protected registry API over real HTTP, against a real Redis. */
@@ -63,7 +64,7 @@ class OperatorApiIT {
 
     @Test
     void instances_listsThisLiveInstance_withItsHeartbeatFieldsAndDeviceCount() throws Exception {
-        try (BlockingDevice device = BlockingDevice.connect(server.tcpAddress())) {
+        try (DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort())) {
             assertThat(device.login(IMEI)).isEqualTo(1);
             // The device count is refreshed with the next renewal.
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
@@ -83,9 +84,9 @@ class OperatorApiIT {
     @Test
     void device_whenConnected_saysWhereAndSince_andItsLastRecord() throws Exception {
         long before = System.currentTimeMillis();
-        try (BlockingDevice device = BlockingDevice.connect(server.tcpAddress())) {
+        try (DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort())) {
             assertThat(device.login(IMEI)).isEqualTo(1);
-            assertThat(device.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+            assertThat(device.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
 
             HttpResponse<String> response = get("/api/v1/devices/" + IMEI, TOKEN);
 

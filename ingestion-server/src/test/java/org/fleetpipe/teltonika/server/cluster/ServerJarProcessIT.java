@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,9 +28,9 @@ class ServerJarProcessIT {
             assertThat(server.output()).anySatisfy(l -> assertThat(l).contains("ready:")
                     .contains(":" + server.tcpPort).contains(":" + server.httpPort));
 
-            try (BlockingDevice device = BlockingDevice.connect(server.tcpPort)) {
+            try (DeviceClient device = DeviceClient.connect(server.tcpPort)) {
                 assertThat(device.login("352093081452251")).isEqualTo(1);
-                assertThat(device.send(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+                assertThat(device.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
             }
             assertThat(httpStatus(server.httpPort, "/health/ready")).isEqualTo(200);
 

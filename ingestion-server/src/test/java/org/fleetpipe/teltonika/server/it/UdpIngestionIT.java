@@ -11,17 +11,22 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.IoElement;
+import org.fleetpipe.teltonika.codec.avl.GpsElement;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.udp.UdpAck;
 import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.ExpectedEntries;
 import org.fleetpipe.teltonika.server.testing.Frames;
-import org.fleetpipe.teltonika.server.testing.RandomAvl;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -78,6 +83,23 @@ class UdpIngestionIT {
         assertThat(ack).isEqualTo(new UdpAck(0xCAFE, 0x5A, 7));
         TelemetryStream.assertStored("seed " + random.seed() + ":", stream.entries(),
                 ExpectedEntries.of(TestImeis.WIKI, packet, server.instanceId()), sentAt, ackedAt);
+    }
+
+    @Test
+    void datagram_largerThanNettysDefaultReceiveBuffer_isReceivedWhole() throws Exception {
+        // Netty's datagram channels read into 2048-byte buffers unless told otherwise; a Codec 8E
+        // packet with a large variable-length IO value is well past that.
+        AvlRecord record = new AvlRecord(1_700_000_000_000L, 1, GpsElement.EMPTY, 0, AvlRecord.NO_GENERATION,
+                List.of(new IoElement.Variable(385, new byte[4000]), new IoElement.Variable(386, new byte[4000])));
+        AvlPacket packet = new AvlPacket(CodecId.CODEC_8E, List.of(record));
+        byte[] datagram = Frames.udp(new UdpPacket(3, 4, TestImeis.WIKI, packet));
+        assertThat(datagram.length).isGreaterThan(8000);
+
+        send(datagram);
+
+        assertThat(receiveAck()).isEqualTo(new UdpAck(3, 4, 1));
+        assertThat(stream.entries()).singleElement()
+                .satisfies(e -> assertThat(e.get("io")).isEqualTo("{\"385\":\"" + "00".repeat(4000) + "\",\"386\":\"" + "00".repeat(4000) + "\"}"));
     }
 
     @Test

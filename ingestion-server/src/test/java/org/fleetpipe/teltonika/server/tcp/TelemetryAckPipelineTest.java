@@ -15,7 +15,7 @@ import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
 import org.fleetpipe.teltonika.codec.testing.Hex;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
 import org.fleetpipe.teltonika.server.testing.Frames;
-import org.fleetpipe.teltonika.server.testing.RandomAvl;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

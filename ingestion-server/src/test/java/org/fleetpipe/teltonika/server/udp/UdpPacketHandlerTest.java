@@ -21,7 +21,7 @@ import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
 import org.fleetpipe.teltonika.server.testing.Frames;
-import org.fleetpipe.teltonika.server.testing.RandomAvl;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.server.testing.RecordingDeadLetters;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.server.it;
+package org.fleetpipe.teltonika.server.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -8,15 +8,15 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
-import org.fleetpipe.teltonika.server.testing.Frames;
+import java.net.SocketTimeoutException;
 
 /**
  * A tracker on a real, blocking socket. Reads wait at most {@link #READ_TIMEOUT_MS}, far longer
  * than any answer takes, so a hang fails the test instead of stalling the build.
  */
-final class DeviceClient implements AutoCloseable {
+public final class DeviceClient implements AutoCloseable {
 
-    static final int READ_TIMEOUT_MS = 20_000;
+    public static final int READ_TIMEOUT_MS = 20_000;
 
     private final Socket socket;
     private final DataInputStream in;
@@ -28,7 +28,12 @@ final class DeviceClient implements AutoCloseable {
         this.out = socket.getOutputStream();
     }
 
-    static DeviceClient connect(InetSocketAddress server) throws IOException {
+    /** Connects to {@code port} on 127.0.0.1. */
+    public static DeviceClient connect(int port) throws IOException {
+        return connect(new InetSocketAddress("127.0.0.1", port));
+    }
+
+    public static DeviceClient connect(InetSocketAddress server) throws IOException {
         Socket socket = new Socket();
         try {
             socket.connect(server, 10_000);
@@ -42,23 +47,23 @@ final class DeviceClient implements AutoCloseable {
     }
 
     /** Sends the IMEI handshake; returns the server's answer byte, or -1 if it closed instead. */
-    int login(String imei) throws IOException {
+    public int login(String imei) throws IOException {
         send(Frames.login(imei));
         return in.read();
     }
 
-    void send(byte[] bytes) throws IOException {
+    public void send(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
     }
 
     /** One byte, such as a login answer sent before the device waited for it; -1 when closed. */
-    int readByte() throws IOException {
+    public int readByte() throws IOException {
         return in.read();
     }
 
     /** The next 4-byte record-count ACK. */
-    long readAck() throws IOException {
+    public long readAck() throws IOException {
         return in.readInt() & 0xFFFF_FFFFL;
     }
 
@@ -67,7 +72,7 @@ final class DeviceClient implements AutoCloseable {
      * sent nothing). A reset counts as a close: the kernel answers with RST when the server
      * closes with unread bytes in its buffer.
      */
-    byte[] readUntilClosed() throws IOException {
+    public byte[] readUntilClosed() throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         try {
             int b;
@@ -82,6 +87,30 @@ final class DeviceClient implements AutoCloseable {
             // closed
         }
         return got.toByteArray();
+    }
+
+    /** Sends a whole frame and returns its 4-byte ACK. */
+    public long sendAndReadAck(byte[] frame) throws IOException {
+        send(frame);
+        return readAck();
+    }
+
+    /** True once the server closed the connection; checks without blocking for long. */
+    public boolean closedByServer() throws IOException {
+        int previous = socket.getSoTimeout();
+        socket.setSoTimeout(50);
+        try {
+            return in.read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            // A reset is a close too.
+            return true;
+        } finally {
+            if (!socket.isClosed()) {
+                socket.setSoTimeout(previous);
+            }
+        }
     }
 
     @Override
