@@ -35,8 +35,8 @@ public record SimulatorOptions(InetSocketAddress server, int devices, Duration i
     public String title() {
         String pacing = load ? "closed loop" : "every " + DurationText.format(interval);
         String limit = maxPackets == Long.MAX_VALUE ? "" : ", at most " + maxPackets + " packets per device";
-        return String.format(Locale.ROOT, "%s %s:%d, codec %s, %d devices, %s, %d records per packet%s",
+        return String.format(Locale.ROOT, "%s %s:%d, codec %s, %d %s, %s, %d records per packet%s",
                 transport.name().toLowerCase(Locale.ROOT), server.getAddress().getHostAddress(), server.getPort(),
-                codec, devices, pacing, records, limit);
+                codec, devices, load ? "connections" : "devices", pacing, records, limit);
     }
 }

@@ -43,10 +43,19 @@ public final class SummaryReport {
         line(b, "commands", "answered " + s.commandsAnswered());
         line(b, "ack latency", LatencyText.percentiles(latency, true) + "  (" + latency.getTotalCount() + " ACKs)");
         line(b, "throughput", String.format(Locale.ROOT, "%.1f records/s acknowledged", s.recordsPerSecond()));
-        line(b, "result", exitCode(s) == EXIT_OK ? "OK: every record acknowledged"
-                : "FAILED: " + s.recordsUnacknowledged() + " of " + s.recordsGenerated()
-                        + " records not acknowledged (" + s.recordsDropped() + " dropped)");
+        line(b, "result", result(s));
         return b.toString();
+    }
+
+    private static String result(StatsSnapshot s) {
+        if (exitCode(s) == EXIT_OK) {
+            return "OK: every record acknowledged";
+        }
+        if (s.recordsAcknowledged() == 0) {
+            return "FAILED: no record was acknowledged (" + s.recordsGenerated() + " generated)";
+        }
+        return "FAILED: " + s.recordsUnacknowledged() + " of " + s.recordsGenerated() + " records not acknowledged ("
+                + s.recordsDropped() + " dropped)";
     }
 
     private static void line(StringBuilder b, String label, String text) {

@@ -30,6 +30,13 @@ class SummaryReportTest {
     }
 
     @Test
+    void format_whenNothingWasAcknowledged_thenSaysSo() {
+        String text = SummaryReport.format("t", Duration.ofSeconds(1), snapshot(0, 0, 0), 0,
+                new Histogram(3_600_000_000L, 3));
+        assertThat(text).contains("ack latency  no ACKs", "result       FAILED: no record was acknowledged");
+    }
+
+    @Test
     void format_showsCountsRateAndPercentiles() {
         Histogram latency = new Histogram(3_600_000_000L, 3);
         for (int i = 1; i <= 1000; i++) {
