@@ -122,7 +122,7 @@ public final class TcpDevice extends SimulatedDevice {
         trySend();
     }
 
-    void ackReceived(Channel from, long records) {
+    void ackArrived(Channel from, long records) {
         if (from == channel && loggedIn) {
             ackReceived(records);
         }

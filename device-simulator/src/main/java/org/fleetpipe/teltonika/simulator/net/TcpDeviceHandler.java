@@ -23,7 +23,7 @@ final class TcpDeviceHandler extends ChannelInboundHandlerAdapter {
         if (msg instanceof LoginAnswer answer) {
             device.loginAnswered(ctx.channel(), answer.accepted());
         } else if (msg instanceof RecordCountAck ack) {
-            device.ackReceived(ctx.channel(), ack.records());
+            device.ackArrived(ctx.channel(), ack.records());
         } else if (msg instanceof DataFrame frame) {
             device.commandReceived(ctx.channel(), frame);
         } else {

@@ -37,32 +37,32 @@ class ServerReplyDecoderTest {
             stream.release();
         }
 
-        assertThat((Object) channel.readInbound()).isEqualTo(new LoginAnswer(true));
-        assertThat((Object) channel.readInbound()).isEqualTo(new RecordCountAck(5));
+        assertThat(channel.<Object>readInbound()).isEqualTo(new LoginAnswer(true));
+        assertThat(channel.<Object>readInbound()).isEqualTo(new RecordCountAck(5));
         DataFrame command = channel.readInbound();
         try {
             assertThat(command.codec()).isEqualTo(CodecId.CODEC_12);
         } finally {
             command.release();
         }
-        assertThat((Object) channel.readInbound()).isEqualTo(new RecordCountAck(3));
-        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(channel.<Object>readInbound()).isEqualTo(new RecordCountAck(3));
+        assertThat(channel.<Object>readInbound()).isNull();
     }
 
     @Test
     void decode_loginAndAcksInOneRead_thenAllOfThem() {
         channel.writeInbound(Unpooled.buffer().writeByte(0x01).writeInt(1).writeInt(255).writeInt(0x0001_0000));
 
-        assertThat((Object) channel.readInbound()).isEqualTo(new LoginAnswer(true));
-        assertThat((Object) channel.readInbound()).isEqualTo(new RecordCountAck(1));
-        assertThat((Object) channel.readInbound()).isEqualTo(new RecordCountAck(255));
-        assertThat((Object) channel.readInbound()).isEqualTo(new RecordCountAck(65536));
+        assertThat(channel.<Object>readInbound()).isEqualTo(new LoginAnswer(true));
+        assertThat(channel.<Object>readInbound()).isEqualTo(new RecordCountAck(1));
+        assertThat(channel.<Object>readInbound()).isEqualTo(new RecordCountAck(255));
+        assertThat(channel.<Object>readInbound()).isEqualTo(new RecordCountAck(65536));
     }
 
     @Test
     void decode_refusedLogin_thenARefusal() {
         channel.writeInbound(Unpooled.buffer().writeByte(0x00));
-        assertThat((Object) channel.readInbound()).isEqualTo(new LoginAnswer(false));
+        assertThat(channel.<Object>readInbound()).isEqualTo(new LoginAnswer(false));
     }
 
     @Test
