@@ -1,0 +1,7 @@
+package org.fleetpipe.teltonika.simulator.cli;
+
+/** The {@code --transport} choice. */
+public enum TransportChoice {
+    TCP,
+    UDP
+}

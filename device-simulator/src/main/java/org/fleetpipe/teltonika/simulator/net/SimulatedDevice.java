@@ -1,0 +1,212 @@
+package org.fleetpipe.teltonika.simulator.net;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
+import org.fleetpipe.teltonika.simulator.device.BacklogPacket;
+import org.fleetpipe.teltonika.simulator.device.DeviceSettings;
+import org.fleetpipe.teltonika.simulator.device.RecordBacklog;
+import org.fleetpipe.teltonika.simulator.device.RecordGenerator;
+import org.fleetpipe.teltonika.simulator.report.SimulatorStats;
+
+/**
+ * One fake tracker: generates records, keeps them until acknowledged, sends one packet at a time
+ * and checks its ACK. The transport (TCP session or UDP datagrams) is the subclass's. All state
+ * lives on one event loop, so nothing here needs a lock; the run thread only reads the two
+ * volatile summaries.
+ */
+public abstract class SimulatedDevice {
+
+    protected final String imei;
+    protected final DeviceSettings settings;
+    protected final EventLoop loop;
+    protected final SimulatorStats stats;
+    private final RecordGenerator generator;
+    private final RecordBacklog backlog;
+
+    private long packetsGenerated;
+    private boolean generating = true;
+    private boolean closed;
+    private long sentAtNanos;
+    private ScheduledFuture<?> tickTimer;
+    private ScheduledFuture<?> ackTimer;
+    private ScheduledFuture<?> retryTimer;
+    private volatile int unacknowledged;
+    private volatile boolean settled;
+
+    protected SimulatedDevice(String imei, RecordGenerator generator, DeviceSettings settings, EventLoop loop,
+                              SimulatorStats stats) {
+        this.imei = imei;
+        this.generator = generator;
+        this.settings = settings;
+        this.loop = loop;
+        this.stats = stats;
+        this.backlog = new RecordBacklog(settings.backlogCapacity());
+        stats.deviceCreated();
+    }
+
+    public String imei() {
+        return imei;
+    }
+
+    /** Opens the transport after {@code delayNanos}; in interval mode records start coming then too. */
+    public final void start(long delayNanos) {
+        loop.execute(() -> {
+            if (closed) {
+                return;
+            }
+            if (!settings.closedLoop()) {
+                long period = settings.interval().toNanos();
+                tickTimer = loop.scheduleAtFixedRate(this::tick, delayNanos, period, TimeUnit.NANOSECONDS);
+            }
+            loop.schedule(this::open, delayNanos, TimeUnit.NANOSECONDS);
+        });
+    }
+
+    /** No new records from now on; what is in the backlog is still sent until acknowledged. */
+    public final Future<?> finish() {
+        return loop.submit(() -> {
+            generating = false;
+            cancel(tickTimer);
+            publish();
+        });
+    }
+
+    /** Stops everything and closes the transport. */
+    public final Future<?> close() {
+        return loop.submit(() -> {
+            closed = true;
+            generating = false;
+            cancel(tickTimer);
+            cancel(ackTimer);
+            cancel(retryTimer);
+            closeTransport();
+            publish();
+        });
+    }
+
+    /** Records generated and not yet acknowledged. */
+    public final int unacknowledgedRecords() {
+        return unacknowledged;
+    }
+
+    /** True once the device will generate nothing more and everything it generated was acknowledged. */
+    public final boolean isSettled() {
+        return settled;
+    }
+
+    protected final boolean isClosed() {
+        return closed;
+    }
+
+    /** Records in memory, for {@code getinfo}. */
+    protected final int storedRecords() {
+        return backlog.size();
+    }
+
+    /** Starts the transport; it calls {@link #trySend()} once it can send. */
+    protected abstract void open();
+
+    protected abstract boolean readyToSend();
+
+    /** Writes one packet; a failed write must end in {@link #packetLost()} or a timeout. */
+    protected abstract void send(AvlPacket packet);
+
+    /** No ACK in time; the packet is already back in the backlog. */
+    protected abstract void ackTimedOut();
+
+    protected abstract void closeTransport();
+
+    /** Largest AVL body (codec id .. number of data 2) that fits the transport's packet cap. */
+    protected abstract int maxBodyBytes();
+
+    private void tick() {
+        generate();
+        trySend();
+    }
+
+    private void generate() {
+        if (!generating || packetsGenerated >= settings.maxPackets()) {
+            return;
+        }
+        List<AvlRecord> records = generator.next(settings.recordsPerPacket(), settings.interval());
+        int kept = backlog.add(records);
+        stats.generated(records.size(), records.size() - kept);
+        if (++packetsGenerated >= settings.maxPackets()) {
+            cancel(tickTimer);
+        }
+        publish();
+    }
+
+    /** Sends the next packet if the transport is ready and none is waiting for its ACK. */
+    protected final void trySend() {
+        if (closed || backlog.hasInFlight() || !readyToSend()) {
+            return;
+        }
+        if (settings.closedLoop() && !backlog.hasUnsent()) {
+            generate();
+        }
+        BacklogPacket packet = backlog.take(generator.codec(), settings.recordsPerPacket(), maxBodyBytes());
+        if (packet == null) {
+            return;
+        }
+        sentAtNanos = System.nanoTime();
+        stats.packetSent(packet.size(), packet.resent(), sentAtNanos);
+        ackTimer = loop.schedule(this::onAckTimeout, settings.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        send(new AvlPacket(generator.codec(), packet.records()));
+    }
+
+    /** The server acknowledged {@code records} records of the packet in flight. */
+    protected final void ackReceived(long records) {
+        if (!backlog.hasInFlight()) {
+            stats.unexpectedAck();
+            return;
+        }
+        cancel(ackTimer);
+        long now = System.nanoTime();
+        int expected = backlog.inFlightCount();
+        if (records != expected) {
+            // The records stay and go again, after a pause so a server that miscounts is not hammered.
+            backlog.returnInFlight();
+            stats.ackMismatch();
+            retryTimer = loop.schedule(this::trySend, settings.interval().toNanos(), TimeUnit.NANOSECONDS);
+            return;
+        }
+        backlog.acknowledge();
+        stats.acknowledged(expected, now - sentAtNanos, now);
+        publish();
+        trySend();
+    }
+
+    /** The packet in flight will get no ACK (connection lost): its records wait for the next chance. */
+    protected final void packetLost() {
+        if (backlog.hasInFlight()) {
+            cancel(ackTimer);
+            backlog.returnInFlight();
+        }
+    }
+
+    private void onAckTimeout() {
+        if (!backlog.hasInFlight()) {
+            return;
+        }
+        stats.ackTimedOut();
+        backlog.returnInFlight();
+        ackTimedOut();
+    }
+
+    private void publish() {
+        unacknowledged = backlog.size();
+        settled = backlog.isEmpty() && (!generating || packetsGenerated >= settings.maxPackets());
+    }
+
+    protected static void cancel(ScheduledFuture<?> timer) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package org.fleetpipe.teltonika.simulator.report;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters every device updates from its event loop and the reporting thread reads. */
+public final class SimulatorStats {
+
+    private final AtomicInteger devices = new AtomicInteger();
+    private final AtomicInteger connected = new AtomicInteger();
+    private final LongAdder recordsGenerated = new LongAdder();
+    private final LongAdder packetsSent = new LongAdder();
+    private final LongAdder recordsSent = new LongAdder();
+    private final LongAdder recordsResent = new LongAdder();
+    private final LongAdder packetsAcknowledged = new LongAdder();
+    private final LongAdder recordsAcknowledged = new LongAdder();
+    private final LongAdder recordsDropped = new LongAdder();
+    private final LongAdder reconnects = new LongAdder();
+    private final LongAdder connectFailures = new LongAdder();
+    private final LongAdder loginRefusals = new LongAdder();
+    private final LongAdder ackTimeouts = new LongAdder();
+    private final LongAdder ackMismatches = new LongAdder();
+    private final LongAdder unexpectedAcks = new LongAdder();
+    private final LongAdder commandsAnswered = new LongAdder();
+    private final AtomicLong firstSendNanos = new AtomicLong();
+    private final AtomicLong lastAckNanos = new AtomicLong();
+    private final LatencyRecorder latency = new LatencyRecorder();
+
+    public void deviceCreated() {
+        devices.incrementAndGet();
+    }
+
+    public void connected() {
+        connected.incrementAndGet();
+    }
+
+    public void disconnected() {
+        connected.decrementAndGet();
+    }
+
+    public void generated(int records, int dropped) {
+        recordsGenerated.add(records);
+        recordsDropped.add(dropped);
+    }
+
+    public void packetSent(int records, int resent, long nowNanos) {
+        packetsSent.increment();
+        recordsSent.add(records);
+        recordsResent.add(resent);
+        firstSendNanos.compareAndSet(0, nowNanos);
+    }
+
+    public void acknowledged(int records, long latencyNanos, long nowNanos) {
+        packetsAcknowledged.increment();
+        recordsAcknowledged.add(records);
+        latency.recordNanos(latencyNanos);
+        lastAckNanos.accumulateAndGet(nowNanos, Math::max);
+    }
+
+    public void reconnect() {
+        reconnects.increment();
+    }
+
+    public void connectFailed() {
+        connectFailures.increment();
+    }
+
+    public void loginRefused() {
+        loginRefusals.increment();
+    }
+
+    public void ackTimedOut() {
+        ackTimeouts.increment();
+    }
+
+    public void ackMismatch() {
+        ackMismatches.increment();
+    }
+
+    public void unexpectedAck() {
+        unexpectedAcks.increment();
+    }
+
+    public void commandAnswered() {
+        commandsAnswered.increment();
+    }
+
+    public LatencyRecorder latency() {
+        return latency;
+    }
+
+    public StatsSnapshot snapshot() {
+        return new StatsSnapshot(devices.get(), connected.get(), recordsGenerated.sum(), packetsSent.sum(),
+                recordsSent.sum(), recordsResent.sum(), packetsAcknowledged.sum(), recordsAcknowledged.sum(),
+                recordsDropped.sum(), reconnects.sum(), connectFailures.sum(), loginRefusals.sum(),
+                ackTimeouts.sum(), ackMismatches.sum(), unexpectedAcks.sum(), commandsAnswered.sum(),
+                firstSendNanos.get(), lastAckNanos.get());
+    }
+}

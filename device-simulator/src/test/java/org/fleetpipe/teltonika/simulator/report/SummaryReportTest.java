@@ -1,0 +1,52 @@
+package org.fleetpipe.teltonika.simulator.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+class SummaryReportTest {
+
+    private static StatsSnapshot snapshot(long generated, long acknowledged, long dropped) {
+        return new StatsSnapshot(3, 3, generated, 10, generated, 0, 10, acknowledged, dropped, 0, 0, 0, 0, 0, 0, 0,
+                1_000_000_000L, 3_000_000_000L);
+    }
+
+    @Test
+    void exitCode_whenEveryGeneratedRecordWasAcknowledged_then0() {
+        assertThat(SummaryReport.exitCode(snapshot(50, 50, 0))).isEqualTo(SummaryReport.EXIT_OK);
+    }
+
+    @Test
+    void exitCode_whenSomeAreUnacknowledgedOrDropped_then1() {
+        assertThat(SummaryReport.exitCode(snapshot(50, 45, 0))).isEqualTo(SummaryReport.EXIT_UNACKNOWLEDGED);
+        assertThat(SummaryReport.exitCode(snapshot(50, 45, 5))).isEqualTo(SummaryReport.EXIT_UNACKNOWLEDGED);
+    }
+
+    @Test
+    void exitCode_whenNothingWasAcknowledgedAtAll_then1() {
+        assertThat(SummaryReport.exitCode(snapshot(0, 0, 0))).isEqualTo(SummaryReport.EXIT_UNACKNOWLEDGED);
+    }
+
+    @Test
+    void format_whenNothingWasAcknowledged_thenSaysSo() {
+        String text = SummaryReport.format("t", Duration.ofSeconds(1), snapshot(0, 0, 0), 0,
+                new Histogram(3_600_000_000L, 3));
+        assertThat(text).contains("ack latency  no ACKs", "result       FAILED: no record was acknowledged");
+    }
+
+    @Test
+    void format_showsCountsRateAndPercentiles() {
+        Histogram latency = new Histogram(3_600_000_000L, 3);
+        for (int i = 1; i <= 1000; i++) {
+            latency.recordValue(i * 10L);
+        }
+        String text = SummaryReport.format("tcp test", Duration.ofSeconds(2), snapshot(50, 50, 0), 3, latency);
+
+        assertThat(text).contains("summary      after 2.0 s (tcp test)",
+                "records      generated 50, sent 50, acknowledged 50, unacknowledged 0, dropped 0",
+                "p50 5.00 ms", "p99 9.90 ms", "p99.9 9.99 ms", "max 10.0", "(1000 ACKs)",
+                "throughput   25.0 records/s acknowledged", "result       OK");
+    }
+}
