@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,13 +36,13 @@ class SimulatorEndToEndIT {
 
     @BeforeEach
     void startServer() throws Exception {
-        // The server refuses tcp-port 0 and reads udp-port 0 as "off", so free ports are picked here;
-        // another process could take one in between, hence a few attempts.
+        // udp-port 0 means "UDP off", so a free UDP port is picked here; another process could take
+        // it in between, hence a few attempts. TCP and HTTP bind to any free port (0).
         RuntimeException last = null;
         for (int attempt = 0; attempt < 3 && server == null; attempt++) {
             try {
                 server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(),
-                        "bind-address", "127.0.0.1", "tcp-port", freeTcpPort(), "udp-port", freeUdpPort(),
+                        "bind-address", "127.0.0.1", "tcp-port", 0, "udp-port", freeUdpPort(),
                         "http-port", 0))).start();
             } catch (RuntimeException e) {
                 last = e;
@@ -123,12 +122,6 @@ class SimulatorEndToEndIT {
 
     private static String port(int port) {
         return Integer.toString(port);
-    }
-
-    private static int freeTcpPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     private static int freeUdpPort() throws IOException {
