@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +32,12 @@ import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
 import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
+import org.fleetpipe.teltonika.server.command.CommandDispatcher;
+import org.fleetpipe.teltonika.server.command.CommandStore;
+import org.fleetpipe.teltonika.server.command.RedisCommandStore;
+import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.http.routes.CommandRoutes;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.http.OperatorHttpServer;
 import org.fleetpipe.teltonika.server.http.Readiness;
@@ -76,6 +82,7 @@ public final class IngestionServer implements AutoCloseable {
     private InstanceIdentity identity;
     private HeartbeatRenewer heartbeat;
     private InstanceEvents events;
+    private CommandDispatcher commands;
     private JanitorTicker janitor;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -142,15 +149,20 @@ public final class IngestionServer implements AutoCloseable {
 
         TrackedConnectionRegistry devices = new TrackedConnectionRegistry(
                 new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl()), pendingCalls);
-        events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(),
-                new TakeoverListener(sessions, devices, identity::id));
+        CommandStore commandStore = new RedisCommandStore(async, keys, identity::id, settings.commands());
+        ReplyWaiter replies = new ReplyWaiter();
+        commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics);
+        events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
+                "takeover", new TakeoverListener(sessions, devices, identity::id),
+                "command", commands::wake,
+                "reply", replies::finished));
         events.listen(id);
         TelemetryWriter writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
                 new TelemetryEntryMapper(identity::id));
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
-                pendingCalls);
+                pendingCalls, commands);
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(0, new DefaultThreadFactory("io", false));
@@ -167,14 +179,16 @@ public final class IngestionServer implements AutoCloseable {
             LOG.warn("API_TOKEN is not set: generated the operator API token {} (shown once)", token);
             return token;
         });
+        CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
         httpAddress = http.bind(boss, workers, settings.bindAddress(), settings.httpPort(), this::readiness,
                 registry::scrape, new BearerTokenAuth(apiToken),
-                List.of(new InstanceRoutes(directory), new DeviceRoutes(async, keys)));
+                List.of(new InstanceRoutes(directory), new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
 
         identity.listeningOn(tcpAddress.getPort(), httpAddress.getPort());
         heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instanceIdPrefix(), heartbeat,
-                events, sessions, devices, () -> onRemoteShutdown.run()));
+                events, sessions, devices, () -> onRemoteShutdown.run(), imei -> commands.wake(imei.value())));
         heartbeat.renewSoon();
+        commands.start();
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
                 settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
@@ -247,6 +261,9 @@ public final class IngestionServer implements AutoCloseable {
         Duration grace = settings.shutdownGrace();
         if (janitor != null) {
             janitor.close();
+        }
+        if (commands != null) {
+            commands.close();
         }
         tcp.stopAccepting();
         tcp.stopReading(grace);

@@ -28,6 +28,7 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 public final class RegistryJanitor {
 
     private static final LuaScript EVICT = LuaScript.fromResource("janitor/evict-if-dead.lua");
+    private static final LuaScript REQUEUE = LuaScript.fromResource("registry/requeue-commands.lua");
     /** IMEIs per script call: keeps each call well under a millisecond of Redis time. */
     private static final int EVICT_BATCH = 200;
 
@@ -87,9 +88,11 @@ public final class RegistryJanitor {
             cursor = entries;
         } while (!cursor.isFinished());
 
+        long handedBack = 0;
         if (!settings.dryRun()) {
             evicted.forEach(metrics::evicted);
             try {
+                handedBack = handBackCommandsOfDead();
                 await(directory.forgetDead());
             } catch (RuntimeException e) {
                 errors++;
@@ -98,9 +101,27 @@ public final class RegistryJanitor {
         long dead = alive.values().stream().filter(a -> !a).count();
         long total = evicted.values().stream().mapToLong(Long::longValue).sum();
         SweepResult result = new SweepResult(scanned, alive.size(), (int) dead, total, errors,
-                Duration.ofNanos(System.nanoTime() - start), settings.dryRun(), evicted);
+                Duration.ofNanos(System.nanoTime() - start), settings.dryRun(), evicted, handedBack);
         metrics.pass(result);
         return result;
+    }
+
+    /**
+     * Commands a dead instance sent and got no reply for go back to the head of their device
+     * queues (the script re-checks that the heartbeat is still missing), so nothing stays in
+     * flight forever.
+     */
+    private long handBackCommandsOfDead() {
+        long handed = 0;
+        for (String instance : await(redis.smembers(keys.commandsInFlightInstances()))) {
+            Long n = await(REQUEUE.<Long>call(redis, ScriptOutputType.INTEGER,
+                    new String[] {keys.commandsInFlight(instance), keys.commandsInFlightInstances(),
+                            keys.heartbeat(instance), keys.commandsQueued(), keys.registry()},
+                    "", instance, Long.toString(System.currentTimeMillis()), keys.commandQueuePrefix(),
+                    keys.commandPrefix(), keys.instanceEventsPrefix()));
+            handed += n;
+        }
+        return handed;
     }
 
     private void learnLiveness(Iterable<String> owners, Map<String, Boolean> alive) {

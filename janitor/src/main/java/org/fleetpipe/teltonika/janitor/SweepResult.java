@@ -7,9 +7,11 @@ import java.util.Map;
  * What one janitor pass saw and did.
  *
  * @param evictedByInstance fields really removed (or, in a dry run, that would be), per dead instance id
+ * @param commandsHandedBack sent-but-unanswered commands of dead instances returned to their queues
  */
 public record SweepResult(long scanned, int instances, int deadInstances, long evicted, long errors,
-                          Duration elapsed, boolean dryRun, Map<String, Long> evictedByInstance) {
+                          Duration elapsed, boolean dryRun, Map<String, Long> evictedByInstance,
+                          long commandsHandedBack) {
 
     public SweepResult {
         evictedByInstance = Map.copyOf(evictedByInstance);

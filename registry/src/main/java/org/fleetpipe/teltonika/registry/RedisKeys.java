@@ -56,6 +56,44 @@ public final class RedisKeys {
         return prefix + "dlq:commands";
     }
 
+    /** Hash of one command: text, codec, status, timestamps, history, reply. */
+    public String command(String id) {
+        return commandPrefix() + id;
+    }
+
+    public String commandPrefix() {
+        return prefix + "command:";
+    }
+
+    /** List of command ids waiting for one device, oldest first. */
+    public String commandQueue(String imei) {
+        return commandQueuePrefix() + imei;
+    }
+
+    public String commandQueuePrefix() {
+        return prefix + "commands:queue:";
+    }
+
+    /** Sorted set of IMEIs with queued commands (score = when the oldest was queued). */
+    public String commandsQueued() {
+        return prefix + "commands:queued";
+    }
+
+    /** Hash IMEI to command id: the commands one instance sent and awaits the reply of. */
+    public String commandsInFlight(String instanceId) {
+        return prefix + "commands:inflight:" + instanceId;
+    }
+
+    /** Set of instance ids that have commands in flight; the janitor walks it. */
+    public String commandsInFlightInstances() {
+        return prefix + "commands:inflight-instances";
+    }
+
+    /** Stream of Codec 13 messages devices sent on their own. */
+    public String deviceMessages() {
+        return prefix + "device:messages";
+    }
+
     public String allowedDevices() {
         return prefix + "devices:allowed";
     }

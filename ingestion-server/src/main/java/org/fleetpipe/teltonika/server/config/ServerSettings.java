@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.server.command.CommandSettings;
 
 /**
  * Every server setting, read and checked once at start.
@@ -26,6 +27,7 @@ public record ServerSettings(
         int maxKnownInstances,
         Duration deviceInfoTtl,
         JanitorSettings janitor,
+        CommandSettings commands,
         boolean imeiLuhnCheck,
         DecodeLimits decodeLimits,
         int maxConnections,
@@ -42,7 +44,7 @@ public record ServerSettings(
     public ServerSettings withPorts(int tcp, int udp, int http) {
         return new ServerSettings(bindAddress, tcp, udp, http, redisUrl, redisCommandTimeout, redisNamespace,
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
-                deviceInfoTtl, janitor, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
+                deviceInfoTtl, janitor, commands, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace);
     }

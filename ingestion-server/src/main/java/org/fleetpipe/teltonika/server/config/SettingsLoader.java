@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.server.command.CommandSettings;
 
 /**
  * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
@@ -86,6 +87,12 @@ public final class SettingsLoader {
                 positive(c, "registry.device-info-ttl"),
                 new JanitorSettings(positive(c, "janitor.interval"), fraction(c, "janitor.jitter"),
                         c.getBoolean("janitor.dry-run"), intIn(c, "janitor.scan-count", 1, 100_000)),
+                new CommandSettings(positive(c, "commands.reply-timeout"), positive(c, "commands.default-ttl"),
+                        positive(c, "commands.max-ttl"), intIn(c, "commands.max-queue-per-device", 1, 100_000),
+                        intIn(c, "commands.max-command-bytes", 1, 65_536), positive(c, "commands.max-wait"),
+                        positive(c, "commands.retention"),
+                        intIn(c, "commands.dead-letter-max-entries", 1, 10_000_000),
+                        positive(c, "commands.sweep-interval")),
                 c.getBoolean("imei-luhn-check"),
                 limits,
                 intIn(c, "limits.max-connections", 1, 10_000_000),

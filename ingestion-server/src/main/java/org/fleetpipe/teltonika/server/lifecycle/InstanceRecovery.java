@@ -37,10 +37,13 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
     private final SessionTable sessions;
     private final ConnectionRegistry registry;
     private final Runnable remoteShutdown;
+    private final java.util.function.Consumer<Imei> reclaimed;
 
+    /** {@code reclaimed} hears of each device kept under the new id (its pending commands are drained). */
     public InstanceRecovery(RedisCommands<String, String> redis, RedisKeys keys, String idPrefix,
                             HeartbeatRenewer heartbeat, InstanceEvents events, SessionTable sessions,
-                            ConnectionRegistry registry, Runnable remoteShutdown) {
+                            ConnectionRegistry registry, Runnable remoteShutdown,
+                            java.util.function.Consumer<Imei> reclaimed) {
         this.redis = redis;
         this.keys = keys;
         this.idPrefix = idPrefix;
@@ -49,6 +52,7 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
         this.sessions = sessions;
         this.registry = registry;
         this.remoteShutdown = remoteShutdown;
+        this.reclaimed = reclaimed;
     }
 
     @Override
@@ -79,6 +83,7 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
         held.forEach((imei, channel) -> registry.reclaim(imei, oldId, newId).whenComplete((ok, error) -> {
             if (error == null && ok) {
                 kept.incrementAndGet();
+                reclaimed.accept(imei);
                 return;
             }
             closed.incrementAndGet();

@@ -27,6 +27,7 @@ public final class IngestionMetrics {
     private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
     private final Map<String, Counter> logins = new ConcurrentHashMap<>();
     private final Map<String, Counter> redisErrors = new ConcurrentHashMap<>();
+    private final Map<String, Counter> commands = new ConcurrentHashMap<>();
     private final Counter pings;
     private final Timer ackLatency;
 
@@ -106,6 +107,16 @@ public final class IngestionMetrics {
     public void redisError(String operation) {
         redisErrors.computeIfAbsent(operation, op -> Counter.builder("teltonika.redis.errors").tag("op", op)
                 .register(registry)).increment();
+    }
+
+    /** A command event: sent, replied, nack, timeout, expired, device-message, queued, rejected. */
+    public void command(String outcome) {
+        command(outcome, 1);
+    }
+
+    public void command(String outcome, long n) {
+        commands.computeIfAbsent(outcome, o -> Counter.builder("teltonika.commands").tag("outcome", o)
+                .register(registry)).increment(n);
     }
 
     public void ackLatencyNanos(long nanos) {

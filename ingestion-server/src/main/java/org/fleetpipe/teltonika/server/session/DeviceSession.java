@@ -16,6 +16,9 @@ public final class DeviceSession {
     private long loggedInAt;
     private long lastRecordAt;
     private DisconnectReason closeReason;
+    private Object commandInFlight;
+    private java.util.concurrent.Future<?> commandTimeout;
+    private boolean takingCommand;
 
     private DeviceSession(SocketAddress remote, long connectedAt) {
         this.remote = remote;
@@ -72,6 +75,36 @@ public final class DeviceSession {
 
     public void recordsStored(long at) {
         lastRecordAt = at;
+    }
+
+    /** The command sent on this connection and not answered yet, or null (the command side's type). */
+    public Object commandInFlight() {
+        return commandInFlight;
+    }
+
+    public void commandSent(Object command, java.util.concurrent.Future<?> timeout) {
+        this.commandInFlight = command;
+        this.commandTimeout = timeout;
+    }
+
+    /** Forgets the command in flight and cancels its timeout; returns it, or null. */
+    public Object commandDone() {
+        Object command = commandInFlight;
+        commandInFlight = null;
+        if (commandTimeout != null) {
+            commandTimeout.cancel(false);
+            commandTimeout = null;
+        }
+        return command;
+    }
+
+    /** True while a take of the next command is under way, so only one runs at a time. */
+    public boolean takingCommand() {
+        return takingCommand;
+    }
+
+    public void takingCommand(boolean taking) {
+        this.takingCommand = taking;
     }
 
     /** Keeps the first reason: the cause, not the consequences. */

@@ -7,6 +7,7 @@ import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
+import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -15,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Codec 12/13/14 frames from a device. They are never acknowledged with a record count. Until
- * the command issue routes replies to their commands, a reply is decoded, logged and counted.
+ * Codec 12/13/14 frames from a device: decoded and handed to the command side (a reply, a nACK,
+ * or a message of the device's own). They are never acknowledged with a record count.
  */
 final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
 
@@ -24,11 +25,14 @@ final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
 
     private final CommandFrameDecoder decoder;
     private final FrameRejector rejector;
+    private final DeviceCommands commands;
     private final IngestionMetrics metrics;
 
-    CommandFrameHandler(CommandFrameDecoder decoder, FrameRejector rejector, IngestionMetrics metrics) {
+    CommandFrameHandler(CommandFrameDecoder decoder, FrameRejector rejector, DeviceCommands commands,
+                        IngestionMetrics metrics) {
         this.decoder = decoder;
         this.rejector = rejector;
+        this.commands = commands;
         this.metrics = metrics;
     }
 
@@ -43,8 +47,9 @@ final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
         try {
             metrics.frameReceived(frame.codec());
             CommandFrame command = decoder.decode(frame.body());
-            LOG.info("device message imei={} codec={} type=0x{} text={}", session.imeiText(), command.codec().label(),
-                    Integer.toHexString(command.type()), command.text());
+            LOG.debug("command frame imei={} codec={} type=0x{}", session.imeiText(), command.codec().label(),
+                    Integer.toHexString(command.type()));
+            commands.frame(session.imei(), ctx.channel(), command);
         } catch (CodecException e) {
             rejector.reject(ctx.channel(), e, frame.content());
             return;

@@ -12,6 +12,7 @@ import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.frame.LoginFrame;
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -35,14 +36,16 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private final long readIdleMillis;
     private final SessionTable sessions;
     private final ConnectionRegistry registry;
+    private final DeviceCommands commands;
     private final IngestionMetrics metrics;
 
     LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, ConnectionRegistry registry,
-                 IngestionMetrics metrics) {
+                 DeviceCommands commands, IngestionMetrics metrics) {
         this.luhnCheck = luhnCheck;
         this.readIdleMillis = readIdleMillis;
         this.sessions = sessions;
         this.registry = registry;
+        this.commands = commands;
         this.metrics = metrics;
     }
 
@@ -96,6 +99,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
                 previous == null ? "" : " (registry named " + previous + " before)");
         ctx.writeAndFlush(Acks.writeLogin(ctx.alloc().buffer(1), true));
         FrameSequencer.frameDone(channel);
+        commands.loggedIn(session.imei(), channel);
     }
 
     private void refuse(ChannelHandlerContext ctx, DeviceSession session, CodecException e) {

@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.server.tcp;
 
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
@@ -12,8 +13,9 @@ import org.fleetpipe.teltonika.server.session.SessionTable;
  * What the device pipelines need from the rest of the server; tests pass fakes of the interfaces.
  *
  * @param inFlight counts each packet from its write until its ACK is written, for a clean stop
+ * @param commands the command side: told of logins, command frames and disconnects
  */
 public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
                                FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry,
-                               PendingCalls inFlight) {
+                               PendingCalls inFlight, DeviceCommands commands) {
 }

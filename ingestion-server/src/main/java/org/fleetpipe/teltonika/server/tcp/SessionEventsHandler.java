@@ -6,6 +6,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -21,11 +22,14 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
 
     private final SessionTable sessions;
     private final ConnectionRegistry registry;
+    private final DeviceCommands commands;
     private final IngestionMetrics metrics;
 
-    SessionEventsHandler(SessionTable sessions, ConnectionRegistry registry, IngestionMetrics metrics) {
+    SessionEventsHandler(SessionTable sessions, ConnectionRegistry registry, DeviceCommands commands,
+                         IngestionMetrics metrics) {
         this.sessions = sessions;
         this.registry = registry;
+        this.commands = commands;
         this.metrics = metrics;
     }
 
@@ -59,6 +63,9 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         DeviceSession session = DeviceSession.of(ctx.channel());
+        if (session.isLoggedIn()) {
+            commands.disconnected(session.imei(), ctx.channel());
+        }
         // Release only when no newer local connection of the device replaced this one: the entry
         // then names this instance on behalf of the newer connection.
         if (session.isLoggedIn() && sessions.unregister(session.imei(), ctx.channel())) {

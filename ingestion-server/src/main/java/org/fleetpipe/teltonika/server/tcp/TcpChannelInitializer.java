@@ -44,11 +44,12 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector));
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.maxQueuedFrames(), services.metrics()));
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
-                services.sessions(), services.registry(), services.metrics()));
+                services.sessions(), services.registry(), services.commands(), services.metrics()));
         p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(), rejector,
                 services.metrics(), services.inFlight()));
-        p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.metrics()));
-        p.addLast(HandlerNames.EVENTS, new SessionEventsHandler(services.sessions(), services.registry(),
+        p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.commands(),
                 services.metrics()));
+        p.addLast(HandlerNames.EVENTS, new SessionEventsHandler(services.sessions(), services.registry(),
+                services.commands(), services.metrics()));
     }
 }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.registry.testing.InMemoryConnectionRegistry;
+import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
@@ -46,7 +47,7 @@ final class PipelineHarness implements AutoCloseable {
     PipelineHarness(Map<String, ?> overrides) {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
-                devices, inFlight));
+                devices, inFlight, DeviceCommands.NONE));
     }
 
     /** A new device connection, active as if just accepted. */

@@ -89,6 +89,21 @@ public final class DeviceClient implements AutoCloseable {
         return got.toByteArray();
     }
 
+    /** Reads one whole data frame (preamble, length, body, CRC), such as a command from the server. */
+    public byte[] readFrame() throws IOException {
+        byte[] header = in.readNBytes(8);
+        if (header.length < 8) {
+            throw new EOFException("connection closed before a frame");
+        }
+        int length = ((header[4] & 0xFF) << 24) | ((header[5] & 0xFF) << 16) | ((header[6] & 0xFF) << 8)
+                | (header[7] & 0xFF);
+        byte[] rest = in.readNBytes(length + 4);
+        byte[] frame = new byte[8 + rest.length];
+        System.arraycopy(header, 0, frame, 0, 8);
+        System.arraycopy(rest, 0, frame, 8, rest.length);
+        return frame;
+    }
+
     /** Sends a whole frame and returns its 4-byte ACK. */
     public long sendAndReadAck(byte[] frame) throws IOException {
         send(frame);

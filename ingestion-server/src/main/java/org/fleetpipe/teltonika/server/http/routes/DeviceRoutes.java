@@ -11,15 +11,20 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.http.ApiRequest;
 import org.fleetpipe.teltonika.server.http.ApiRoute;
 
-/** {@code GET /api/v1/devices/{imei}}: where the device is connected, since when, and its last record. */
+/**
+ * {@code GET /api/v1/devices/{imei}}: where the device is connected, since when, and its last
+ * record; {@code POST /api/v1/devices/{imei}/commands} goes to {@link CommandRoutes}.
+ */
 public final class DeviceRoutes implements ApiRoute {
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final CommandRoutes commands;
 
-    public DeviceRoutes(RedisAsyncCommands<String, String> redis, RedisKeys keys) {
+    public DeviceRoutes(RedisAsyncCommands<String, String> redis, RedisKeys keys, CommandRoutes commands) {
         this.redis = redis;
         this.keys = keys;
+        this.commands = commands;
     }
 
     @Override
@@ -30,8 +35,12 @@ public final class DeviceRoutes implements ApiRoute {
     @Override
     public void handle(ApiRequest call) {
         String[] path = call.segments();
-        if (path.length != 2 || !call.request().method().equals(HttpMethod.GET)) {
-            call.error(HttpResponseStatus.NOT_FOUND, "not-found", "try GET /api/v1/devices/{imei}");
+        boolean status = path.length == 2 && call.request().method().equals(HttpMethod.GET);
+        boolean command = path.length == 3 && path[2].equals("commands")
+                && call.request().method().equals(HttpMethod.POST);
+        if (!status && !command) {
+            call.error(HttpResponseStatus.NOT_FOUND, "not-found",
+                    "try GET /api/v1/devices/{imei} or POST /api/v1/devices/{imei}/commands");
             return;
         }
         Imei imei;
@@ -39,6 +48,10 @@ public final class DeviceRoutes implements ApiRoute {
             imei = Imei.parse(path[1], false);
         } catch (CodecException e) {
             call.error(HttpResponseStatus.BAD_REQUEST, "bad-imei", e.getMessage());
+            return;
+        }
+        if (command) {
+            commands.submit(call, imei);
             return;
         }
         redis.hget(keys.registry(), imei.value()).thenCombine(redis.hgetall(keys.deviceInfo(imei.value())),

@@ -1,0 +1,208 @@
+package org.fleetpipe.teltonika.server.command;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.command.CommandFrame;
+import org.fleetpipe.teltonika.codec.command.CommandFrameEncoder;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
+import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends queued commands to the devices connected here, one at a time per device (replies carry no
+ * id, so the next Codec 12/14 response belongs to the command in flight), and ends each with the
+ * reply, a nACK or a timeout. Woken by a login, by an enqueue on any replica (the events channel),
+ * by the previous command's end, and by a periodic sweep that also expires commands whose TTL
+ * passed in the queue. All per-device state lives on the device channel's event loop.
+ */
+public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CommandDispatcher.class);
+    /** Devices with queued commands looked at per sweep. */
+    private static final int SWEEP_DEVICES = 1000;
+
+    private final CommandStore store;
+    private final SessionTable sessions;
+    private final CommandSettings settings;
+    private final IngestionMetrics metrics;
+    private final ScheduledExecutorService sweeper;
+
+    public CommandDispatcher(CommandStore store, SessionTable sessions, CommandSettings settings,
+                             IngestionMetrics metrics) {
+        this.store = store;
+        this.sessions = sessions;
+        this.settings = settings;
+        this.metrics = metrics;
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "command-sweep");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts the periodic sweep (expired commands, wake-ups a lost message would have missed). */
+    public void start() {
+        long period = settings.sweepInterval().toMillis();
+        sweeper.scheduleWithFixedDelay(this::sweep, ThreadLocalRandom.current().nextLong(period), period,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** An enqueue (or a hand-back) for {@code imeiText} happened somewhere: drain it if it is connected here. */
+    public void wake(String imeiText) {
+        Imei imei;
+        try {
+            imei = new Imei(imeiText);
+        } catch (CodecException e) {
+            return;
+        }
+        Channel channel = sessions.channelOf(imei);
+        if (channel != null) {
+            channel.eventLoop().execute(() -> drain(imei, channel));
+        }
+    }
+
+    @Override
+    public void loggedIn(Imei imei, Channel channel) {
+        drain(imei, channel);
+    }
+
+    private void drain(Imei imei, Channel channel) {
+        DeviceSession session = DeviceSession.of(channel);
+        if (!channel.isActive() || session.commandInFlight() != null || session.takingCommand()
+                || sessions.channelOf(imei) != channel) {
+            return;
+        }
+        session.takingCommand(true);
+        store.take(imei).whenComplete((taken, error) -> channel.eventLoop().execute(() -> {
+            session.takingCommand(false);
+            if (error != null) {
+                metrics.redisError("command-take");
+                LOG.warn("could not take the next command imei={}: {}", imei, error.toString());
+                return;
+            }
+            taken.ifPresent(command -> send(imei, channel, session, command));
+        }));
+    }
+
+    private void send(Imei imei, Channel channel, DeviceSession session, TakenCommand command) {
+        if (!channel.isActive()) {
+            requeue(imei);
+            return;
+        }
+        CommandFrame frame = command.codec() == 14 ? CommandFrame.codec14Command(imei.value(), command.text())
+                : CommandFrame.codec12Command(command.text());
+        ByteBuf out = CommandFrameEncoder.writeTcpFrame(channel.alloc().buffer(), frame);
+        channel.writeAndFlush(out);
+        session.commandSent(command, channel.eventLoop().schedule(() -> timedOut(imei, channel, command),
+                settings.replyTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        metrics.command("sent");
+        LOG.info("command sent id={} imei={} codec={}", command.id(), imei, command.codec());
+    }
+
+    private void timedOut(Imei imei, Channel channel, TakenCommand command) {
+        DeviceSession session = DeviceSession.of(channel);
+        if (session.commandInFlight() != command) {
+            return;
+        }
+        session.commandDone();
+        metrics.command("timeout");
+        LOG.info("command failed id={} imei={} reason=timeout after {}", command.id(), imei, settings.replyTimeout());
+        finish(imei, channel, command, false, "timeout", null);
+    }
+
+    @Override
+    public void frame(Imei imei, Channel channel, CommandFrame frame) {
+        if (frame.codec() == CodecId.CODEC_13) {
+            keepMessage(imei, frame, frame.timestampSeconds());
+            return;
+        }
+        if (frame.type() != CommandFrame.TYPE_RESPONSE && frame.type() != CommandFrame.TYPE_NACK) {
+            LOG.info("ignoring a command frame of type 0x{} from imei={}", Integer.toHexString(frame.type()), imei);
+            return;
+        }
+        DeviceSession session = DeviceSession.of(channel);
+        Object inFlight = session.commandDone();
+        if (!(inFlight instanceof TakenCommand command)) {
+            // Nobody waits for it (a late reply after a timeout, or the device's own notice): keep it.
+            keepMessage(imei, frame, -1);
+            return;
+        }
+        boolean nack = frame.isNack();
+        metrics.command(nack ? "nack" : "replied");
+        LOG.info("command {} id={} imei={}", nack ? "failed (nack: wrong IMEI)" : "replied", command.id(), imei);
+        finish(imei, channel, command, !nack, nack ? "nack" : null, nack ? null : frame.text());
+    }
+
+    private void finish(Imei imei, Channel channel, TakenCommand command, boolean replied, String reason,
+                        String text) {
+        store.finish(command.id(), imei, replied, reason, text).whenComplete((ok, error) -> {
+            if (error != null) {
+                metrics.redisError("command-finish");
+                LOG.warn("could not store the end of command id={} imei={}: {}", command.id(), imei, error.toString());
+            }
+            channel.eventLoop().execute(() -> drain(imei, channel));
+        });
+    }
+
+    private void keepMessage(Imei imei, CommandFrame frame, long timestampSeconds) {
+        metrics.command("device-message");
+        store.deviceMessage(imei, frame.codec().label(), timestampSeconds, frame.text()).whenComplete((id, error) -> {
+            if (error != null) {
+                metrics.redisError("device-message");
+            }
+        });
+    }
+
+    @Override
+    public void disconnected(Imei imei, Channel channel) {
+        Object inFlight = DeviceSession.of(channel).commandDone();
+        if (inFlight != null) {
+            LOG.info("connection of imei={} ended before the reply to command id={}: back to its queue", imei,
+                    ((TakenCommand) inFlight).id());
+            requeue(imei);
+        }
+    }
+
+    private void requeue(Imei imei) {
+        store.requeue(imei).whenComplete((n, error) -> {
+            if (error != null) {
+                metrics.redisError("command-requeue");
+                LOG.warn("could not hand a command of imei={} back to its queue; the janitor does when this "
+                        + "instance is gone: {}", imei, error.toString());
+            }
+        });
+    }
+
+    private void sweep() {
+        try {
+            for (String imei : store.queuedDevices(SWEEP_DEVICES).toCompletableFuture().get(30, TimeUnit.SECONDS)) {
+                Long expired = store.expireQueued(imei).toCompletableFuture().get(30, TimeUnit.SECONDS);
+                if (expired > 0) {
+                    metrics.command("expired", expired);
+                    LOG.info("{} queued command(s) of imei={} expired (TTL passed while the device was offline)",
+                            expired, imei);
+                }
+                wake(imei);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.warn("command sweep failed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+    }
+}

@@ -1,0 +1,35 @@
+package org.fleetpipe.teltonika.server.command;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.codec.Imei;
+
+/** Where commands live: their hashes, the per-device queues, in-flight places and dead letters. */
+public interface CommandStore {
+
+    /** Stores and queues a new command; completes with the queue length, or -1 when the queue is full. */
+    CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt);
+
+    /** Moves the device's next command to this instance's in-flight place; empty when there is none to send. */
+    CompletionStage<Optional<TakenCommand>> take(Imei imei);
+
+    /** Ends a sent command: replied with its text, or failed with a reason (and the device's text, if any). */
+    CompletionStage<Boolean> finish(String id, Imei imei, boolean replied, String reason, String text);
+
+    /** Hands this instance's unanswered command of {@code imei} back to the head of its queue. */
+    CompletionStage<Long> requeue(Imei imei);
+
+    /** A command's fields, or an empty map. */
+    CompletionStage<Map<String, String>> get(String id);
+
+    /** Up to {@code limit} devices that have commands queued, oldest first. */
+    CompletionStage<List<String>> queuedDevices(int limit);
+
+    /** Fails the device's queued commands whose TTL passed; completes with how many. */
+    CompletionStage<Long> expireQueued(String imei);
+
+    /** Keeps a message the device sent on its own (Codec 13, or a reply nobody waited for). */
+    CompletionStage<String> deviceMessage(Imei imei, String codec, long deviceTimestampSeconds, String text);
+}

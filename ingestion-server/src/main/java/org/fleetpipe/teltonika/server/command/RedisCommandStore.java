@@ -1,0 +1,124 @@
+package org.fleetpipe.teltonika.server.command;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.XAddArgs;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+
+/** {@link CommandStore} in Redis; every multi-step change is one Lua script. */
+public final class RedisCommandStore implements CommandStore {
+
+    private static final LuaScript ENQUEUE = LuaScript.fromResource("command/enqueue.lua");
+    private static final LuaScript TAKE = LuaScript.fromResource("command/take.lua");
+    private static final LuaScript FINISH = LuaScript.fromResource("command/finish.lua");
+    private static final LuaScript EXPIRE = LuaScript.fromResource("command/expire-queued.lua");
+    private static final LuaScript REQUEUE = LuaScript.fromResource("registry/requeue-commands.lua");
+    /** Device messages kept in their stream. */
+    private static final long MESSAGES_MAX_LEN = 100_000;
+    /** Queued commands one expiry check looks at per device. */
+    private static final int EXPIRE_WINDOW = 100;
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final Supplier<String> instanceId;
+    private final CommandSettings settings;
+
+    public RedisCommandStore(RedisAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
+                             CommandSettings settings) {
+        this.redis = redis;
+        this.keys = keys;
+        this.instanceId = instanceId;
+        this.settings = settings;
+    }
+
+    private static String now() {
+        return Long.toString(System.currentTimeMillis());
+    }
+
+    @Override
+    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt) {
+        return ENQUEUE.call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.command(id), keys.commandQueue(imei.value()), keys.commandsQueued(),
+                        keys.registry()},
+                id, imei.value(), Integer.toString(codec), text, now(), Long.toString(expiresAt), instanceId.get(),
+                Integer.toString(settings.maxQueuePerDevice()), keys.instanceEventsPrefix());
+    }
+
+    @Override
+    public CompletionStage<Optional<TakenCommand>> take(Imei imei) {
+        String instance = instanceId.get();
+        CompletionStage<List<Object>> taken = TAKE.call(redis, ScriptOutputType.MULTI,
+                new String[] {keys.commandQueue(imei.value()), keys.commandsInFlight(instance),
+                        keys.commandsInFlightInstances(), keys.commandsQueued(), keys.commandDeadLetters()},
+                imei.value(), instance, now(), keys.commandPrefix(),
+                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()));
+        return taken.thenApply(reply -> {
+            if (reply == null || reply.size() < 3) {
+                return Optional.empty();
+            }
+            return Optional.of(new TakenCommand(String.valueOf(reply.get(0)),
+                    Integer.parseInt(String.valueOf(reply.get(1))), String.valueOf(reply.get(2))));
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> finish(String id, Imei imei, boolean replied, String reason, String text) {
+        return FINISH.<Long>call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.command(id), keys.commandsInFlight(instanceId.get()), keys.commandDeadLetters()},
+                id, imei.value(), replied ? "replied" : "failed", reason == null ? "" : reason,
+                text == null ? "" : text, now(), Integer.toString(settings.deadLetterMaxEntries()),
+                Long.toString(settings.retention().toMillis()), keys.instanceEventsPrefix())
+                .thenApply(n -> n == 1L);
+    }
+
+    @Override
+    public CompletionStage<Long> requeue(Imei imei) {
+        String instance = instanceId.get();
+        return REQUEUE.call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.commandsInFlight(instance), keys.commandsInFlightInstances(),
+                        keys.heartbeat(instance), keys.commandsQueued(), keys.registry()},
+                imei.value(), instance, now(), keys.commandQueuePrefix(), keys.commandPrefix(),
+                keys.instanceEventsPrefix());
+    }
+
+    @Override
+    public CompletionStage<Map<String, String>> get(String id) {
+        return redis.hgetall(keys.command(id));
+    }
+
+    @Override
+    public CompletionStage<List<String>> queuedDevices(int limit) {
+        return redis.zrange(keys.commandsQueued(), 0, limit - 1);
+    }
+
+    @Override
+    public CompletionStage<Long> expireQueued(String imei) {
+        return EXPIRE.call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
+                imei, now(), keys.commandPrefix(), Integer.toString(EXPIRE_WINDOW),
+                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()));
+    }
+
+    @Override
+    public CompletionStage<String> deviceMessage(Imei imei, String codec, long deviceTimestampSeconds, String text) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("imei", imei.value());
+        fields.put("codec", codec);
+        if (deviceTimestampSeconds >= 0) {
+            fields.put("ts", Long.toString(deviceTimestampSeconds * 1000));
+        }
+        fields.put("rx", now());
+        fields.put("text", text);
+        fields.put("instance", instanceId.get());
+        return redis.xadd(keys.deviceMessages(), XAddArgs.Builder.maxlen(MESSAGES_MAX_LEN).approximateTrimming(),
+                fields);
+    }
+}

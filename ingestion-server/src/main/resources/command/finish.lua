@@ -1,0 +1,46 @@
+-- Ends a sent command: 'replied' with the device's reply, or 'failed' with a reason (timeout,
+-- nack). Clears the in-flight entry, keeps the command for the retention time, puts failures in
+-- the dead-letter set with their full context, and tells the instance that accepted the command
+-- (a waiting HTTP request may be there). Returns 1, or 0 when the command was not in flight
+-- (already finished, or handed back to its queue meanwhile).
+-- KEYS[1] command hash, KEYS[2] the sending instance's in-flight hash, KEYS[3] commands
+-- dead-letter sorted set
+-- ARGV[1] id, ARGV[2] imei, ARGV[3] 'replied' | 'failed', ARGV[4] reason, ARGV[5] reply text,
+-- ARGV[6] now (ms), ARGV[7] dead letters kept, ARGV[8] retention (ms), ARGV[9] events prefix
+if redis.call('HGET', KEYS[2], ARGV[2]) == ARGV[1] then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+end
+local c = redis.call('HMGET', KEYS[1], 'status', 'history', 'origin')
+if c[1] ~= 'sent' then
+  return 0
+end
+local history = cjson.decode(c[2])
+local step = {status = ARGV[3], at = ARGV[6]}
+if ARGV[4] ~= '' then
+  step.reason = ARGV[4]
+end
+history[#history + 1] = step
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'updated_at', ARGV[6], 'history', cjson.encode(history))
+if ARGV[3] == 'replied' then
+  redis.call('HSET', KEYS[1], 'reply', ARGV[5], 'replied_at', ARGV[6])
+else
+  redis.call('HSET', KEYS[1], 'reason', ARGV[4])
+  if ARGV[5] ~= '' then
+    redis.call('HSET', KEYS[1], 'reply', ARGV[5])
+  end
+  local all = redis.call('HGETALL', KEYS[1])
+  local entry = {}
+  for i = 1, #all, 2 do
+    entry[all[i]] = all[i + 1]
+  end
+  redis.call('ZADD', KEYS[3], ARGV[6], cjson.encode(entry))
+  local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[7])
+  if excess > 0 then
+    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, excess - 1)
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+if c[3] then
+  redis.call('PUBLISH', ARGV[9] .. c[3], 'reply ' .. ARGV[1])
+end
+return 1

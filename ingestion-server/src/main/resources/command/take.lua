@@ -1,0 +1,52 @@
+-- The reliable-queue step: moves the device's next command atomically from its queue into this
+-- instance's in-flight hash (one command in flight per device, since replies carry no id), marks
+-- it sent and counts the attempt. Commands whose TTL passed while queued fail as 'expired' into
+-- the dead-letter set on the way. Returns {id, codec, text}, {'busy', id} when a command of the
+-- device is already in flight, or false when the queue is empty.
+-- KEYS[1] device queue list, KEYS[2] this instance's in-flight hash, KEYS[3] in-flight instances
+-- set, KEYS[4] queued devices sorted set, KEYS[5] commands dead-letter sorted set
+-- ARGV[1] imei, ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] command key prefix,
+-- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms)
+local current = redis.call('HGET', KEYS[2], ARGV[1])
+if current then
+  return {'busy', current}
+end
+while true do
+  local id = redis.call('LPOP', KEYS[1])
+  if not id then
+    redis.call('ZREM', KEYS[4], ARGV[1])
+    return false
+  end
+  local key = ARGV[4] .. id
+  local c = redis.call('HMGET', key, 'status', 'expires_at', 'codec', 'command', 'history')
+  if c[1] == 'queued' then
+    local history = cjson.decode(c[5])
+    if tonumber(c[2]) < tonumber(ARGV[3]) then
+      history[#history + 1] = {status = 'failed', reason = 'expired', at = ARGV[3]}
+      redis.call('HSET', key, 'status', 'failed', 'reason', 'expired', 'updated_at', ARGV[3],
+        'history', cjson.encode(history))
+      local all = redis.call('HGETALL', key)
+      local entry = {}
+      for i = 1, #all, 2 do
+        entry[all[i]] = all[i + 1]
+      end
+      redis.call('ZADD', KEYS[5], ARGV[3], cjson.encode(entry))
+      local excess = redis.call('ZCARD', KEYS[5]) - tonumber(ARGV[5])
+      if excess > 0 then
+        redis.call('ZREMRANGEBYRANK', KEYS[5], 0, excess - 1)
+      end
+      redis.call('PEXPIRE', key, ARGV[6])
+    else
+      history[#history + 1] = {status = 'sent', at = ARGV[3], instance = ARGV[2]}
+      redis.call('HSET', key, 'status', 'sent', 'sent_at', ARGV[3], 'updated_at', ARGV[3],
+        'instance', ARGV[2], 'history', cjson.encode(history))
+      redis.call('HINCRBY', key, 'attempts', 1)
+      redis.call('HSET', KEYS[2], ARGV[1], id)
+      redis.call('SADD', KEYS[3], ARGV[2])
+      if redis.call('LLEN', KEYS[1]) == 0 then
+        redis.call('ZREM', KEYS[4], ARGV[1])
+      end
+      return {id, c[3], c[4]}
+    end
+  end
+end

@@ -1,0 +1,273 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lettuce.core.Range;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.netty.buffer.Unpooled;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
+import org.fleetpipe.teltonika.codec.command.CommandFrame;
+import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
+import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
+import org.fleetpipe.teltonika.codec.testing.Hex;
+import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.Frames;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Operator commands across two instances in one JVM sharing a real Redis: the device is on A,
+ * the operator talks to B; routing happens only through Redis.
+ */
+@WithRedis
+class CommandsIT {
+
+    private static final String TOKEN = "cmd-token";
+    private static final String IMEI = "352093081452251";
+    private static final String GETINFO_HEX = GoldenVectors.ofKind("command").stream()
+            .filter(v -> v.codec().equals("12")).findFirst().orElseThrow().hex().toUpperCase();
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private final List<IngestionServer> servers = new ArrayList<>();
+    private final List<DeviceClient> devices = new ArrayList<>();
+    private RedisFixture redis;
+    private StatefulRedisConnection<String, String> connection;
+    private RedisCommands<String, String> commands;
+
+    @BeforeEach
+    void connect(RedisFixture redis) {
+        this.redis = redis;
+        connection = redis.client().connect();
+        commands = connection.sync();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (DeviceClient d : devices) {
+            d.close();
+        }
+        for (IngestionServer s : servers) {
+            s.close();
+        }
+        connection.close();
+    }
+
+    private IngestionServer server(String prefix, Map<String, Object> extra) throws InterruptedException {
+        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
+                "http-port", 0, "bind-address", "127.0.0.1", "instance-id-prefix", prefix, "api-token", TOKEN));
+        settings.putAll(extra);
+        IngestionServer server = new IngestionServer(SettingsLoader.load(settings)).start();
+        servers.add(server);
+        return server;
+    }
+
+    private DeviceClient device(IngestionServer on) throws Exception {
+        DeviceClient device = DeviceClient.connect(on.tcpAddress().getPort());
+        devices.add(device);
+        assertThat(device.login(IMEI)).isEqualTo(1);
+        return device;
+    }
+
+    private HttpResponse<String> post(IngestionServer to, String body, String token) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + to.httpAddress().getPort() + "/api/v1/devices/" + IMEI + "/commands"))
+                .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode status(IngestionServer at, String id) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + at.httpAddress().getPort()
+                + "/api/v1/commands/" + id)).header("Authorization", "Bearer " + TOKEN).build();
+        return json.readTree(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    private static CommandFrame decode(byte[] frame) {
+        return new CommandFrameDecoder(DecodeLimits.DEFAULTS).decode(Unpooled.wrappedBuffer(Frames.body(frame)));
+    }
+
+    /** The device reads the next command and answers it with {@code reply} (on another thread). */
+    private static CompletableFuture<byte[]> answer(DeviceClient device, CommandFrame reply) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                byte[] received = device.readFrame();
+                device.send(Frames.command(reply));
+                return received;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    void codec12_postedToB_reachesTheDeviceOnA_byteExact_andBsAnswerCarriesTheReply() throws Exception {
+        IngestionServer a = server("a", Map.of());
+        IngestionServer b = server("b", Map.of());
+        DeviceClient device = device(a);
+        CompletableFuture<byte[]> received = answer(device, CommandFrame.codec12Response("FW:03.27.07 Hw:FMB920"));
+
+        HttpResponse<String> response = post(b, "{\"command\":\"getinfo\",\"codec\":12,\"wait_ms\":10000}", TOKEN);
+
+        assertThat(Hex.of(received.get())).isEqualTo(GETINFO_HEX);
+        assertThat(response.statusCode()).isEqualTo(200);
+        JsonNode body = json.readTree(response.body());
+        assertThat(body.get("status").asText()).isEqualTo("replied");
+        assertThat(body.get("reply").asText()).isEqualTo("FW:03.27.07 Hw:FMB920");
+        assertThat(body.get("attempts").asInt()).isEqualTo(1);
+        // AVL keeps flowing and is acked as usual after the command.
+        assertThat(device.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+    }
+
+    @Test
+    void codec14_withAck_andWithNack_onAnImeiMismatch() throws Exception {
+        IngestionServer a = server("a", Map.of());
+        IngestionServer b = server("b", Map.of());
+        DeviceClient device = device(a);
+
+        CompletableFuture<byte[]> first = answer(device, CommandFrame.codec14Response(IMEI, "Ver:03.27.07"));
+        JsonNode acked = json.readTree(post(b, "{\"command\":\"getver\",\"codec\":14,\"wait_ms\":10000}", TOKEN)
+                .body());
+        CommandFrame sent = decode(first.get());
+        assertThat(sent.codec().label()).isEqualTo("14");
+        assertThat(sent.imei()).isEqualTo(IMEI);
+        assertThat(sent.text()).isEqualTo("getver");
+        assertThat(acked.get("status").asText()).isEqualTo("replied");
+        assertThat(acked.get("reply").asText()).isEqualTo("Ver:03.27.07");
+
+        answer(device, CommandFrame.codec14Nack(IMEI));
+        JsonNode nacked = json.readTree(post(b, "{\"command\":\"getver\",\"codec\":14,\"wait_ms\":10000}", TOKEN)
+                .body());
+        assertThat(nacked.get("status").asText()).isEqualTo("failed");
+        assertThat(nacked.get("reason").asText()).isEqualTo("nack");
+        assertThat(deadLetterReasons()).containsExactly("nack");
+    }
+
+    @Test
+    void commandForAnOfflineDevice_waits_andIsDeliveredWhenItLogsInOnEitherReplica() throws Exception {
+        IngestionServer a = server("a", Map.of());
+        IngestionServer b = server("b", Map.of());
+        HttpResponse<String> queued = post(a, "{\"command\":\"getinfo\"}", TOKEN);
+        assertThat(queued.statusCode()).isEqualTo(202);
+        String id = json.readTree(queued.body()).get("id").asText();
+        assertThat(status(a, id).get("status").asText()).isEqualTo("queued");
+
+        DeviceClient device = device(b);
+        byte[] received = device.readFrame();
+        device.send(Frames.command(CommandFrame.codec12Response("ok")));
+
+        assertThat(Hex.of(received)).isEqualTo(GETINFO_HEX);
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(a, id).get("status").asText().equals("replied"));
+        assertThat(commands.llen("commands:queue:" + IMEI)).isZero();
+    }
+
+    @Test
+    void noReplyInTime_failsWithTimeout_intoTheDeadLetters() throws Exception {
+        IngestionServer a = server("a", Map.of("commands.reply-timeout", "500ms"));
+        DeviceClient device = device(a);
+
+        JsonNode failed = json.readTree(post(a, "{\"command\":\"getinfo\",\"wait_ms\":10000}", TOKEN).body());
+        device.readFrame();
+
+        assertThat(failed.get("status").asText()).isEqualTo("failed");
+        assertThat(failed.get("reason").asText()).isEqualTo("timeout");
+        assertThat(deadLetterReasons()).containsExactly("timeout");
+        assertThat(commands.hlen("commands:inflight:" + a.instanceId())).isZero();
+    }
+
+    @Test
+    void ttlPassedWhileTheDeviceWasOffline_expiresIntoTheDeadLetters() throws Exception {
+        IngestionServer a = server("a", Map.of("commands.sweep-interval", "200ms"));
+        String id = json.readTree(post(a, "{\"command\":\"getinfo\",\"ttl_ms\":300}", TOKEN).body()).get("id").asText();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(a, id).get("status").asText().equals("failed"));
+        assertThat(status(a, id).get("reason").asText()).isEqualTo("expired");
+        assertThat(deadLetterReasons()).containsExactly("expired");
+        assertThat(commands.llen("commands:queue:" + IMEI)).isZero();
+    }
+
+    @Test
+    void deviceDisconnectsBeforeReplying_theCommandIsSentAgainAtItsNextLogin() throws Exception {
+        IngestionServer a = server("a", Map.of());
+        DeviceClient first = device(a);
+        String id = json.readTree(post(a, "{\"command\":\"getinfo\"}", TOKEN).body()).get("id").asText();
+        first.readFrame();
+        first.close();
+
+        DeviceClient second = device(a);
+        byte[] again = second.readFrame();
+        second.send(Frames.command(CommandFrame.codec12Response("ok")));
+
+        assertThat(Hex.of(again)).isEqualTo(GETINFO_HEX);
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(a, id).get("status").asText().equals("replied"));
+        assertThat(status(a, id).get("attempts").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void codec13FromTheDevice_isKeptAsADeviceMessage_notAsAReply() throws Exception {
+        IngestionServer a = server("a", Map.of());
+        DeviceClient device = device(a);
+
+        device.send(Frames.command(new CommandFrame(org.fleetpipe.teltonika.codec.CodecId.CODEC_13,
+                CommandFrame.TYPE_COMMAND, null, 1_700_000_000L, "Driver ID: 42".getBytes())));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> commands.xlen("device:messages") == 1);
+        Map<String, String> message = commands.xrange("device:messages", Range.create("-", "+")).get(0).getBody();
+        assertThat(message).containsEntry("imei", IMEI).containsEntry("codec", "13")
+                .containsEntry("text", "Driver ID: 42").containsEntry("ts", "1700000000000");
+    }
+
+    @Test
+    void badRequests_areRefusedWithTheErrorShape_andWrongTokensChangeNothing() throws Exception {
+        IngestionServer a = server("a", Map.of("commands.max-queue-per-device", "2"));
+        assertThat(post(a, "{\"command\":\"getinfo\"}", "wrong").statusCode()).isEqualTo(401);
+        assertThat(post(a, "{\"command\":\"getinfo\"}", null).statusCode()).isEqualTo(401);
+        assertThat(commands.exists("commands:queue:" + IMEI)).isZero();
+
+        assertThat(errorOf(post(a, "not json", TOKEN))).isEqualTo("400 bad-json");
+        assertThat(errorOf(post(a, "{\"command\":\"\"}", TOKEN))).isEqualTo("400 bad-command");
+        assertThat(errorOf(post(a, "{\"command\":\"get\\u0007info\"}", TOKEN))).isEqualTo("400 bad-command");
+        assertThat(errorOf(post(a, "{\"command\":\"getinfo\",\"codec\":13}", TOKEN))).isEqualTo("400 bad-codec");
+        assertThat(errorOf(post(a, "{\"command\":\"getinfo\",\"wait_ms\":999999}", TOKEN))).isEqualTo("400 bad-wait");
+        assertThat(errorOf(post(a, "{\"command\":\"getinfo\",\"ttl_ms\":0}", TOKEN))).isEqualTo("400 bad-ttl");
+        assertThat(post(a, "{\"command\":\"a\"}", TOKEN).statusCode()).isEqualTo(202);
+        assertThat(post(a, "{\"command\":\"b\"}", TOKEN).statusCode()).isEqualTo(202);
+        assertThat(errorOf(post(a, "{\"command\":\"c\"}", TOKEN))).isEqualTo("429 queue-full");
+    }
+
+    private String errorOf(HttpResponse<String> response) throws Exception {
+        return response.statusCode() + " " + json.readTree(response.body()).get("error").asText();
+    }
+
+    private List<String> deadLetterReasons() throws Exception {
+        List<String> reasons = new ArrayList<>();
+        for (String entry : commands.zrange("dlq:commands", 0, -1)) {
+            JsonNode node = json.readTree(entry);
+            assertThat(node.has("id") && node.has("imei") && node.has("command") && node.has("codec")
+                    && node.has("history") && node.has("attempts")).as("full context in %s", entry).isTrue();
+            reasons.add(node.get("reason").asText());
+        }
+        return reasons;
+    }
+}
