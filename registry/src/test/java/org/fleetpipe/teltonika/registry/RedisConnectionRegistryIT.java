@@ -122,7 +122,8 @@ class RedisConnectionRegistryIT {
     void claim_whenPreviousOwnerListensWithInstanceEvents_thenItHearsTheImei() {
         join(registry(A).claim(IMEI, "10.0.0.7:40001"));
         List<String> heardByA = new CopyOnWriteArrayList<>();
-        try (InstanceEvents events = new InstanceEvents(redis.client().connectPubSub(), keys, WAIT, heardByA::add)) {
+        try (InstanceEvents events = new InstanceEvents(redis.client().connectPubSub(), keys, WAIT,
+                java.util.Map.of("takeover", heardByA::add))) {
             events.listen(A);
 
             join(registry(B).claim(IMEI, "10.0.0.8:40002"));
