@@ -168,8 +168,7 @@ final class Kustomization {
         }
 
         static void apply(ObjectNode target, ObjectNode patch) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = patch.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : patch.properties()) {
                 String key = e.getKey();
                 JsonNode value = e.getValue();
                 if (key.startsWith("$")) {

@@ -119,7 +119,7 @@ final class Manifests {
 
     static Map<String, String> strings(JsonNode map) {
         Map<String, String> out = new LinkedHashMap<>();
-        map.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+        map.properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
         return out;
     }
 
