@@ -1,0 +1,397 @@
+package org.fleetpipe.teltonika.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The Kustomize overlays against CONTRACT.md and the server's own configuration sources, so the
+ * manifests cannot drift from the server silently. Pure YAML: no kubectl, no cluster.
+ */
+class ManifestContractTest {
+
+    /** Contract ports (CONTRACT.md, "Process, ports, configuration"). */
+    private static final int DEVICE_PORT = 5027;
+    private static final int HTTP_PORT = 8080;
+
+    /**
+     * After SHUTDOWN_GRACE the server still closes device connections, waits for their registry
+     * releases, retires its heartbeat and closes Redis and its event loops (up to 2 s quiet
+     * period each); 10 s leaves room for that before the kubelet's SIGKILL.
+     */
+    private static final Duration MIN_SHUTDOWN_MARGIN = Duration.ofSeconds(10);
+
+    private static final ServerConfig SERVER = new ServerConfig(Manifests.serverResources());
+
+    // ---- the server's side ---------------------------------------------------------------
+
+    @Test
+    void serverEnvNames_whenParsedFromEnvOverridesAndLogback_thenIncludeTheContractVariables() {
+        // Guards the parser: an empty or partial list would let the env checks pass vacuously.
+        assertThat(SERVER.envNames()).containsKeys("TCP_PORT", "UDP_PORT", "HTTP_PORT", "REDIS_URL", "INSTANCE_ID",
+                "HEARTBEAT_TTL_MS", "HEARTBEAT_INTERVAL_MS", "JANITOR_INTERVAL_MS", "JANITOR_DRY_RUN", "API_TOKEN",
+                "SHUTDOWN_GRACE", "LOG_LEVEL");
+        assertThat(SERVER.envNames()).containsEntry("INSTANCE_ID", "instance-id-prefix")
+                .containsEntry("LOG_LEVEL", "(logback)");
+    }
+
+    // ---- ports and Services --------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void containerPorts_whenOverlayRendered_thenDeviceTcpUdpAndHttpAreNamedAndMatchTheServersPorts(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        Config server = SERVER.resolve(m.literalEnvironment());
+
+        assertThat(m.container().path("ports")).extracting(p -> p.path("name").asText(),
+                        p -> p.path("containerPort").asInt(), p -> p.path("protocol").asText("TCP"))
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("device-tcp", DEVICE_PORT, "TCP"),
+                        org.assertj.core.groups.Tuple.tuple("device-udp", DEVICE_PORT, "UDP"),
+                        org.assertj.core.groups.Tuple.tuple("http", HTTP_PORT, "TCP"));
+        // The ports the server really binds with this environment (env override or reference.conf default).
+        assertThat(server.getInt("tcp-port")).as("TCP_PORT").isEqualTo(DEVICE_PORT);
+        assertThat(server.getInt("udp-port")).as("UDP_PORT").isEqualTo(DEVICE_PORT);
+        assertThat(server.getInt("http-port")).as("HTTP_PORT").isEqualTo(HTTP_PORT);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void devicesService_whenOverlayRendered_thenLoadBalancerExposesTcpAndUdp5027WithLocalTrafficPolicy(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        JsonNode spec = m.get("Service", "teltonika-devices").path("spec");
+
+        assertThat(spec.path("type").asText()).isEqualTo("LoadBalancer");
+        assertThat(spec.path("externalTrafficPolicy").asText()).isEqualTo("Local");
+        assertThat(spec.path("ports")).extracting(p -> p.path("protocol").asText("TCP"), p -> p.path("port").asInt(),
+                        p -> p.path("targetPort").asText())
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("TCP", DEVICE_PORT, "device-tcp"),
+                        org.assertj.core.groups.Tuple.tuple("UDP", DEVICE_PORT, "device-udp"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void httpService_whenOverlayRendered_thenClusterIpOn8080TargetsTheHttpPort(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        JsonNode spec = m.get("Service", "teltonika-http").path("spec");
+
+        assertThat(spec.path("type").asText("ClusterIP")).isEqualTo("ClusterIP");
+        assertThat(spec.path("ports")).singleElement().satisfies(p -> {
+            assertThat(p.path("port").asInt()).isEqualTo(HTTP_PORT);
+            assertThat(p.path("targetPort").asText()).isEqualTo("http");
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void serviceTargetPorts_whenOverlayRendered_thenEachNamesAContainerPortOfTheSameProtocolAndNumber(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        for (String service : List.of("teltonika-devices", "teltonika-http")) {
+            for (JsonNode p : m.get("Service", service).path("spec").path("ports")) {
+                String protocol = p.path("protocol").asText("TCP");
+                assertThat(m.containerPort(p.path("targetPort"), protocol))
+                        .as("%s: %s targetPort %s/%s", overlay, service, p.path("targetPort").asText(), protocol)
+                        .hasValueSatisfying(c -> assertThat(c.path("containerPort").asInt())
+                                .isEqualTo(p.path("port").asInt()));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void selectors_whenOverlayRendered_thenServicesDeploymentAndPdbSelectThePods(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        Map<String, String> pod = m.podLabels();
+
+        assertThat(pod).containsAllEntriesOf(Manifests.strings(m.deployment().path("spec").path("selector").path("matchLabels")));
+        for (String service : List.of("teltonika-devices", "teltonika-http")) {
+            Map<String, String> selector = Manifests.strings(m.get("Service", service).path("spec").path("selector"));
+            assertThat(selector).as(service).isNotEmpty();
+            assertThat(pod).as(service).containsAllEntriesOf(selector);
+        }
+        JsonNode pdb = m.get("PodDisruptionBudget", Manifests.DEPLOYMENT).path("spec");
+        Map<String, String> pdbSelector = Manifests.strings(pdb.path("selector").path("matchLabels"));
+        assertThat(pdbSelector).isNotEmpty();
+        assertThat(pdb.path("selector").has("matchExpressions")).isFalse();
+        assertThat(pod).containsAllEntriesOf(pdbSelector);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void pdb_whenOverlayRendered_thenAllowsOneVoluntaryDisruptionAndKeepsTheRest(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        int replicas = m.deployment().path("spec").path("replicas").asInt();
+        JsonNode pdb = m.get("PodDisruptionBudget", Manifests.DEPLOYMENT).path("spec");
+
+        // A drain must be able to proceed, and must never take more than one replica at once.
+        if (pdb.has("maxUnavailable")) {
+            assertThat(pdb.path("maxUnavailable").asInt()).isEqualTo(1);
+        } else {
+            assertThat(pdb.path("minAvailable").asInt()).isEqualTo(replicas - 1);
+        }
+        assertThat(replicas).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void replicas_whenBaseAndOverlaysRendered_thenBase3Dev2ProdAtLeast3() {
+        assertThat(Manifests.base().deployment().path("spec").path("replicas").asInt()).isEqualTo(3);
+        assertThat(Manifests.overlay("dev").deployment().path("spec").path("replicas").asInt()).isEqualTo(2);
+        assertThat(Manifests.overlay("prod").deployment().path("spec").path("replicas").asInt()).isGreaterThanOrEqualTo(3);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void serviceMonitor_whenOverlayRendered_thenScrapesMetricsOnTheHttpServicePort(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        ObjectNode monitor = m.get("ServiceMonitor", Manifests.DEPLOYMENT);
+        ObjectNode http = m.get("Service", "teltonika-http");
+
+        assertThat(monitor.path("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(Manifests.strings(http.path("metadata").path("labels")))
+                .containsAllEntriesOf(Manifests.strings(monitor.path("spec").path("selector").path("matchLabels")));
+        assertThat(m.get("Service", "teltonika-devices").path("metadata").path("labels").path("app.kubernetes.io/component").asText())
+                .as("the devices Service must not be scraped").isNotEqualTo("http");
+        assertThat(monitor.path("spec").path("endpoints")).singleElement().satisfies(e -> {
+            assertThat(e.path("path").asText()).isEqualTo("/metrics");
+            assertThat(http.path("spec").path("ports")).extracting(p -> p.path("name").asText()).contains(e.path("port").asText());
+        });
+    }
+
+    // ---- probes and shutdown -------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void probes_whenOverlayRendered_thenLivenessAndReadinessUseTheHealthEndpointsOnTheHttpPort(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        JsonNode c = m.container();
+
+        assertThat(c.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/health/live");
+        assertThat(c.path("readinessProbe").path("httpGet").path("path").asText()).isEqualTo("/health/ready");
+        for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
+            if (!c.has(probe)) {
+                continue;
+            }
+            JsonNode get = c.path(probe).path("httpGet");
+            assertThat(get.isMissingNode()).as("%s must be httpGet (not tcpSocket/exec)", probe).isFalse();
+            assertThat(get.path("path").asText()).as(probe).startsWith("/health/");
+            assertThat(m.containerPort(get.path("port"), "TCP")).as("%s port", probe)
+                    .hasValueSatisfying(p -> assertThat(p.path("name").asText()).isEqualTo("http"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void terminationGracePeriod_whenOverlayRendered_thenCoversPreStopSleepPlusShutdownGracePlusMargin(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        Duration preStop = Duration.ofSeconds(preStopSleepSeconds(m.container()));
+        Duration grace = SERVER.resolve(m.literalEnvironment()).getDuration("shutdown.grace");
+        Duration period = Duration.ofSeconds(m.podSpec().path("terminationGracePeriodSeconds").asLong(30));
+
+        assertThat(preStop).as("preStop sleep: the load balancer needs time to see the pod go").isPositive();
+        assertThat(period).as("terminationGracePeriodSeconds vs preStop %ss + SHUTDOWN_GRACE %ss + margin %ss",
+                        preStop.toSeconds(), grace.toSeconds(), MIN_SHUTDOWN_MARGIN.toSeconds())
+                .isGreaterThanOrEqualTo(preStop.plus(grace).plus(MIN_SHUTDOWN_MARGIN));
+    }
+
+    /** {@code exec: sleep N} (any image with /bin/sleep) or the native {@code sleep: {seconds: N}} action. */
+    private static long preStopSleepSeconds(JsonNode container) {
+        JsonNode preStop = container.path("lifecycle").path("preStop");
+        if (preStop.has("sleep")) {
+            return preStop.path("sleep").path("seconds").asLong();
+        }
+        List<String> command = new ArrayList<>();
+        preStop.path("exec").path("command").forEach(a -> command.add(a.asText()));
+        Matcher sleep = Pattern.compile("(?:^|\\s|/)sleep\\s+(\\d+)\\s*$").matcher(String.join(" ", command));
+        assertThat(sleep.find()).as("preStop must be a sleep, got %s", command).isTrue();
+        return Long.parseLong(sleep.group(1));
+    }
+
+    // ---- environment -----------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void envNames_whenOverlayRendered_thenTheServerReadsEveryOne(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        Set<String> used = new LinkedHashSet<>();
+        m.container().path("env").forEach(e -> used.add(e.path("name").asText()));
+        for (JsonNode from : m.container().path("envFrom")) {
+            assertThat(from.has("configMapRef")).as("envFrom only from ConfigMaps: %s", from).isTrue();
+            assertThat(from.has("prefix")).isFalse();
+            String name = from.path("configMapRef").path("name").asText();
+            assertThat(m.maybe("ConfigMap", name)).as("envFrom ConfigMap %s is rendered", name).isPresent();
+        }
+        used.addAll(m.literalEnvironment().keySet());
+        for (ObjectNode cm : m.all("ConfigMap")) {
+            cm.path("data").fieldNames().forEachRemaining(used::add);
+        }
+
+        assertThat(used).contains("INSTANCE_ID", "REDIS_URL", "API_TOKEN", "HEARTBEAT_TTL_MS", "JANITOR_INTERVAL_MS",
+                "LOG_LEVEL");
+        assertThat(SERVER.envNames().keySet()).as("env vars the server reads").containsAll(used);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void instanceId_whenOverlayRendered_thenComesFromThePodNameViaTheDownwardApi(String overlay) {
+        JsonNode env = env(Manifests.overlay(overlay).container(), "INSTANCE_ID");
+
+        assertThat(env.has("value")).isFalse();
+        assertThat(env.path("valueFrom").path("fieldRef").path("fieldPath").asText()).isEqualTo("metadata.name");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void redisUrlAndApiToken_whenOverlayRendered_thenComeFromSecretKeys(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        for (String name : List.of("REDIS_URL", "API_TOKEN")) {
+            JsonNode env = env(m.container(), name);
+            assertThat(env.has("value")).as("%s must not be a literal", name).isFalse();
+            JsonNode ref = env.path("valueFrom").path("secretKeyRef");
+            assertThat(ref.path("name").asText()).as(name).isNotEmpty();
+            assertThat(ref.path("key").asText()).as(name).isNotEmpty();
+            assertThat(ref.path("optional").asBoolean(false)).as("%s optional: unset means embedded Redis", name).isFalse();
+        }
+        for (ObjectNode cm : m.all("ConfigMap")) {
+            assertThat(cm.path("data").has("REDIS_URL") || cm.path("data").has("API_TOKEN"))
+                    .as("ConfigMap %s holds a secret setting", cm.path("metadata").path("name").asText()).isFalse();
+        }
+    }
+
+    @Test
+    void devSecret_whenDevOverlayRendered_thenIsAPlaceholderPointingRedisUrlAtTheDevRedisService() {
+        Manifests m = Manifests.overlay("dev");
+        JsonNode ref = env(m.container(), "REDIS_URL").path("valueFrom").path("secretKeyRef");
+        JsonNode secret = m.get("Secret", ref.path("name").asText());
+        Map<String, String> data = Manifests.strings(secret.path("stringData"));
+        String tokenKey = env(m.container(), "API_TOKEN").path("valueFrom").path("secretKeyRef").path("key").asText();
+
+        assertThat(data).containsKeys(ref.path("key").asText(), tokenKey);
+        assertThat(data.get(tokenKey)).contains("placeholder");
+        URI url = URI.create(data.get(ref.path("key").asText()));
+        assertThat(url.getScheme()).isEqualTo("redis");
+        ObjectNode redisService = m.get("Service", url.getHost());
+        assertThat(redisService.path("spec").path("ports")).extracting(p -> p.path("port").asInt()).contains(url.getPort());
+        ObjectNode redis = m.get("StatefulSet", "redis");
+        assertThat(redis.path("spec").path("replicas").asInt()).isEqualTo(1);
+        assertThat(Manifests.strings(redis.path("spec").path("template").path("metadata").path("labels")))
+                .containsAllEntriesOf(Manifests.strings(redisService.path("spec").path("selector")));
+    }
+
+    @Test
+    void prodOverlay_whenRendered_thenShipsNoSecretAndNoRedis() {
+        Manifests m = Manifests.overlay("prod");
+
+        assertThat(m.all("Secret")).as("the operator creates the prod Secret; none may be in git").isEmpty();
+        assertThat(m.all("StatefulSet")).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void configMapSettings_whenResolvedLikeTheServer_thenAreValidAndHeartbeatIntervalIsAtMostHalfTheTtl(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        Config server = SERVER.resolve(m.literalEnvironment());
+
+        Duration ttl = server.getDuration("heartbeat.ttl");
+        Duration interval = server.getDuration("heartbeat.interval");
+        assertThat(interval.multipliedBy(2)).as("HEARTBEAT_INTERVAL_MS at most half HEARTBEAT_TTL_MS").isLessThanOrEqualTo(ttl);
+        assertThat(server.getDuration("janitor.interval")).isPositive();
+        assertThat(server.getDuration("redis.command-timeout")).isPositive();
+        assertThat(server.getBoolean("janitor.dry-run")).as("JANITOR_DRY_RUN in a deployed overlay").isFalse();
+        // The env value really reached the setting (guards resolve() against silently using defaults).
+        assertThat(ttl.toMillis()).isEqualTo(Long.parseLong(m.literalEnvironment().get("HEARTBEAT_TTL_MS")));
+        assertThat(m.literalEnvironment().get("LOG_LEVEL")).isIn("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
+    }
+
+    // ---- security --------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void securityContext_whenOverlayRendered_thenRunsAsNonRootWithReadOnlyRootAndAWritableTmp(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        JsonNode pod = m.podSpec().path("securityContext");
+        JsonNode container = m.container().path("securityContext");
+
+        assertThat(container.path("runAsNonRoot").asBoolean(pod.path("runAsNonRoot").asBoolean(false))).isTrue();
+        assertThat(container.path("runAsUser").asLong(pod.path("runAsUser").asLong(-1))).isPositive();
+        assertThat(container.path("readOnlyRootFilesystem").asBoolean(false)).isTrue();
+        assertThat(container.path("allowPrivilegeEscalation").asBoolean(true)).isFalse();
+        assertThat(container.path("capabilities").path("drop")).extracting(JsonNode::asText).contains("ALL");
+
+        JsonNode tmp = null;
+        for (JsonNode mount : m.container().path("volumeMounts")) {
+            if ("/tmp".equals(mount.path("mountPath").asText())) {
+                tmp = mount;
+            }
+        }
+        assertThat(tmp).as("a writable /tmp (Netty extracts its native transport there)").isNotNull();
+        String volume = tmp.path("name").asText();
+        assertThat(m.podSpec().path("volumes")).anySatisfy(v -> {
+            assertThat(v.path("name").asText()).isEqualTo(volume);
+            assertThat(v.has("emptyDir")).isTrue();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void resources_whenOverlayRendered_thenRequestsAndMemoryLimitAreSet(String overlay) {
+        JsonNode r = Manifests.overlay(overlay).container().path("resources");
+
+        assertThat(r.path("requests").has("cpu")).isTrue();
+        assertThat(r.path("requests").has("memory")).isTrue();
+        assertThat(r.path("limits").has("memory")).as("MaxRAMPercentage needs a memory limit").isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void topologySpread_whenOverlayRendered_thenSpreadsThePodsOverNodesAndZones(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+
+        assertThat(m.podSpec().path("topologySpreadConstraints")).extracting(t -> t.path("topologyKey").asText())
+                .contains("kubernetes.io/hostname", "topology.kubernetes.io/zone");
+        for (JsonNode t : m.podSpec().path("topologySpreadConstraints")) {
+            assertThat(m.podLabels()).containsAllEntriesOf(Manifests.strings(t.path("labelSelector").path("matchLabels")));
+        }
+    }
+
+    // ---- the image ---------------------------------------------------------------------------
+
+    @Test
+    void dockerfile_whenRead_thenExposesTheContractPortsRunsAsTheManifestsUserAndUsesAnExecEntrypoint() throws Exception {
+        String dockerfile = Files.readString(Manifests.deployDir().resolve("Dockerfile"));
+        long runAsUser = Manifests.overlay("prod").podSpec().path("securityContext").path("runAsUser").asLong();
+
+        assertThat(dockerfile).containsPattern("(?m)^EXPOSE .*\\b5027/tcp\\b")
+                .containsPattern("(?m)^EXPOSE .*\\b5027/udp\\b")
+                .containsPattern("(?m)^EXPOSE .*\\b8080\\b");
+        assertThat(dockerfile).containsPattern("(?m)^USER " + runAsUser + "(:\\d+)?\\s*$");
+        assertThat(dockerfile).containsPattern("(?m)^ENTRYPOINT \\[\"java\",")
+                .contains("-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError")
+                .contains("ingestion-server.jar");
+        assertThat(dockerfile).contains("mvn -B -ntp -DskipTests package");
+    }
+
+    private static JsonNode env(JsonNode container, String name) {
+        Map<String, JsonNode> byName = new LinkedHashMap<>();
+        container.path("env").forEach(e -> byName.put(e.path("name").asText(), e));
+        assertThat(byName).as("container env").containsKey(name);
+        return byName.get(name);
+    }
+}
