@@ -258,7 +258,8 @@ public final class IngestionServer implements AutoCloseable {
         }
         closed = true;
         stopping = true;
-        Duration grace = settings.shutdownGrace();
+        // One budget for the whole stop, so Kubernetes' termination grace period can be sized from it.
+        long deadline = System.nanoTime() + settings.shutdownGrace().toNanos();
         if (janitor != null) {
             janitor.close();
         }
@@ -266,16 +267,17 @@ public final class IngestionServer implements AutoCloseable {
             commands.close();
         }
         tcp.stopAccepting();
-        tcp.stopReading(grace);
+        tcp.stopReading(left(deadline));
         udp.stopReading();
-        if (!pendingCalls.awaitIdle(grace)) {
+        if (!pendingCalls.awaitIdle(left(deadline))) {
             LOG.warn("{} packets or Redis calls still under way after {}; their devices get no ACK and will resend",
-                    pendingCalls.pending(), grace);
+                    pendingCalls.pending(), settings.shutdownGrace());
         }
         udp.close();
-        tcp.closeAll(grace);
-        awaitSessionsGone(grace);
-        pendingCalls.awaitIdle(grace);
+        // Closing and releasing always get a moment, even when the writes used up the grace.
+        tcp.closeAll(atLeastASecond(deadline));
+        awaitSessionsGone(atLeastASecond(deadline));
+        pendingCalls.awaitIdle(atLeastASecond(deadline));
         if (heartbeat != null) {
             heartbeat.retire();
         }
@@ -296,6 +298,15 @@ public final class IngestionServer implements AutoCloseable {
             embeddedRedis.close();
         }
         LOG.info("stopped: instance={}", identity);
+    }
+
+    private static Duration left(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+    }
+
+    private static Duration atLeastASecond(long deadline) {
+        Duration left = left(deadline);
+        return left.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : left;
     }
 
     /** Each closed connection leaves the session table in its channelInactive, which issues its release. */
