@@ -3,13 +3,15 @@
 -- commands, so the script stays short. Returns the number expired.
 -- KEYS[1] device queue list, KEYS[2] queued devices sorted set, KEYS[3] commands dead-letter set
 -- ARGV[1] imei, ARGV[2] now (ms), ARGV[3] command key prefix, ARGV[4] max to look at,
--- ARGV[5] dead letters kept, ARGV[6] retention (ms)
+-- ARGV[5] dead letters kept, ARGV[6] retention (ms), ARGV[7] '1' for a dry run (count only)
 local ids = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
 local expired = 0
 for _, id in ipairs(ids) do
   local key = ARGV[3] .. id
   local c = redis.call('HMGET', key, 'status', 'expires_at', 'history')
-  if c[1] == 'queued' and tonumber(c[2]) < tonumber(ARGV[2]) then
+  if c[1] == 'queued' and tonumber(c[2]) < tonumber(ARGV[2]) and ARGV[7] == '1' then
+    expired = expired + 1
+  elseif c[1] == 'queued' and tonumber(c[2]) < tonumber(ARGV[2]) then
     redis.call('LREM', KEYS[1], 1, id)
     local history = cjson.decode(c[3])
     history[#history + 1] = {status = 'failed', reason = 'expired', at = ARGV[2]}
@@ -23,10 +25,13 @@ for _, id in ipairs(ids) do
     redis.call('ZADD', KEYS[3], ARGV[2], cjson.encode(entry))
     redis.call('PEXPIRE', key, ARGV[6])
     expired = expired + 1
-  elseif not c[1] then
+  elseif not c[1] and ARGV[7] ~= '1' then
     -- The command hash is gone (purged): its id has nothing left to deliver.
     redis.call('LREM', KEYS[1], 1, id)
   end
+end
+if ARGV[7] == '1' then
+  return expired
 end
 local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
 if excess > 0 then

@@ -1,11 +1,8 @@
 package org.fleetpipe.teltonika.server;
 
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.lettuce.core.metrics.MicrometerCommandLatencyRecorder;
+import io.lettuce.core.metrics.MicrometerOptions;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -14,6 +11,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -37,7 +35,11 @@ import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.http.ApiRoute;
 import org.fleetpipe.teltonika.server.http.routes.CommandRoutes;
+import org.fleetpipe.teltonika.server.http.routes.OpsRoutes;
+import org.fleetpipe.teltonika.server.ops.Purger;
+import org.fleetpipe.teltonika.server.ops.QueueHealthMonitor;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.http.OperatorHttpServer;
 import org.fleetpipe.teltonika.server.http.Readiness;
@@ -51,6 +53,7 @@ import org.fleetpipe.teltonika.server.lifecycle.InstanceRecovery;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.lifecycle.TrackedConnectionRegistry;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.metrics.MetricsBootstrap;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 import org.fleetpipe.teltonika.server.session.TakeoverListener;
 import org.fleetpipe.teltonika.server.tcp.PipelineServices;
@@ -83,6 +86,8 @@ public final class IngestionServer implements AutoCloseable {
     private HeartbeatRenewer heartbeat;
     private InstanceEvents events;
     private CommandDispatcher commands;
+    private QueueHealthMonitor queueHealth;
+    private Purger purger;
     private JanitorTicker janitor;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -122,8 +127,11 @@ public final class IngestionServer implements AutoCloseable {
     }
 
     private void startServices() throws InterruptedException {
+        PrometheusMeterRegistry registry = MetricsBootstrap.registry();
+        metrics = new IngestionMetrics(registry);
         redisUrl = settings.redisUrl().orElseGet(this::startEmbeddedRedis);
-        redis = RedisConnector.connect(redisUrl, settings.redisCommandTimeout());
+        redis = RedisConnector.connect(redisUrl, settings.redisCommandTimeout(),
+                new MicrometerCommandLatencyRecorder(registry, MicrometerOptions.create()));
         RedisKeys keys = new RedisKeys(settings.redisNamespace());
         RedisAsyncCommands<String, String> async = redis.connection().async();
 
@@ -140,12 +148,7 @@ public final class IngestionServer implements AutoCloseable {
             LOG.info("forgot {} known instance id(s) whose heartbeat is gone", forgotten);
         }
 
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmGcMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        metrics = new IngestionMetrics(registry);
+        MetricsBootstrap.heartbeat(registry, heartbeat);
 
         TrackedConnectionRegistry devices = new TrackedConnectionRegistry(
                 new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl()), pendingCalls);
@@ -153,7 +156,7 @@ public final class IngestionServer implements AutoCloseable {
         ReplyWaiter replies = new ReplyWaiter();
         commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics);
         events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
-                "takeover", new TakeoverListener(sessions, devices, identity::id),
+                "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
                 "reply", replies::finished));
         events.listen(id);
@@ -166,6 +169,7 @@ public final class IngestionServer implements AutoCloseable {
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(0, new DefaultThreadFactory("io", false));
+        MetricsBootstrap.eventLoops(registry, workers);
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(),
                 new TcpChannelInitializer(services));
         if (settings.udpPort() > 0) {
@@ -180,15 +184,22 @@ public final class IngestionServer implements AutoCloseable {
             return token;
         });
         CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
+        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redisCommandTimeout(), registry);
+        purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redisCommandTimeout());
+        List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory),
+                new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
+        routes.addAll(new OpsRoutes(queueHealth, purger, async, keys).routes());
         httpAddress = http.bind(boss, workers, settings.bindAddress(), settings.httpPort(), this::readiness,
                 registry::scrape, new BearerTokenAuth(apiToken),
-                List.of(new InstanceRoutes(directory), new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
+                routes);
 
         identity.listeningOn(tcpAddress.getPort(), httpAddress.getPort());
         heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instanceIdPrefix(), heartbeat,
                 events, sessions, devices, () -> onRemoteShutdown.run(), imei -> commands.wake(imei.value())));
         heartbeat.renewSoon();
         commands.start();
+        queueHealth.start();
+        purger.start();
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
                 settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
@@ -265,6 +276,12 @@ public final class IngestionServer implements AutoCloseable {
         }
         if (commands != null) {
             commands.close();
+        }
+        if (queueHealth != null) {
+            queueHealth.close();
+        }
+        if (purger != null) {
+            purger.close();
         }
         tcp.stopAccepting();
         tcp.stopReading(left(deadline));

@@ -52,6 +52,8 @@ public final class HeartbeatRenewer implements AutoCloseable {
     /** Values of renewals that got no answer in time: Redis may still have run them. */
     private final java.util.ArrayDeque<String> unanswered = new java.util.ArrayDeque<>();
     private volatile boolean stopped;
+    private final java.util.concurrent.atomic.AtomicLong renewals = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong failures = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean lost;
 
     public HeartbeatRenewer(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
@@ -124,6 +126,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         try {
             outcome = renew(now);
         } catch (RuntimeException e) {
+            failures.incrementAndGet();
             rememberUnanswered(Long.toString(now));
             if (lastFailureAt <= lastRenewedAt) {
                 LOG.warn("heartbeat renewal failed for instance={}: {} (the key expires {} after the last renewal)",
@@ -140,6 +143,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
                 lastWritten = Long.toString(now);
                 unanswered.clear();
                 lastRenewedAt = now;
+                renewals.incrementAndGet();
             }
             // Judged by when the answer came: a renewal sent before the TTL ran out may be answered after.
             case "missing" -> onMissing(System.currentTimeMillis());
@@ -218,6 +222,16 @@ public final class HeartbeatRenewer implements AutoCloseable {
     /** True while the last renewal is recent enough for readiness: within two intervals. */
     public boolean isFresh() {
         return !lost && !stopped && System.currentTimeMillis() - lastRenewedAt <= 2 * interval.toMillis();
+    }
+
+    /** Successful renewals so far, for a metric. */
+    public long renewals() {
+        return renewals.get();
+    }
+
+    /** Renewals that failed (Redis error or timeout), for a metric. */
+    public long failures() {
+        return failures.get();
     }
 
     public long lastRenewedAt() {

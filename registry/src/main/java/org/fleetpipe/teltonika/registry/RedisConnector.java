@@ -6,6 +6,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -32,10 +33,15 @@ public final class RedisConnector implements AutoCloseable {
 
     /** Connects, failing if Redis does not answer within {@code commandTimeout}. */
     public static RedisConnector connect(String url, Duration commandTimeout) {
+        return connect(url, commandTimeout, CommandLatencyRecorder.disabled());
+    }
+
+    /** As {@link #connect(String, Duration)}, recording every command's latency with {@code latency}. */
+    public static RedisConnector connect(String url, Duration commandTimeout, CommandLatencyRecorder latency) {
         RedisURI uri = RedisURI.create(url);
         uri.setTimeout(commandTimeout);
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
-                .build();
+                .commandLatencyRecorder(latency).build();
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)

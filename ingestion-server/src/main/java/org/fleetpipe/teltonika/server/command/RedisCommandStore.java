@@ -104,7 +104,8 @@ public final class RedisCommandStore implements CommandStore {
         return EXPIRE.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
                 imei, now(), keys.commandPrefix(), Integer.toString(EXPIRE_WINDOW),
-                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()));
+                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
+                "0");
     }
 
     @Override

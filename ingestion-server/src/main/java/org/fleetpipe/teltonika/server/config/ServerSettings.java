@@ -5,6 +5,7 @@ import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
+import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
 /**
  * Every server setting, read and checked once at start.
@@ -28,6 +29,7 @@ public record ServerSettings(
         Duration deviceInfoTtl,
         JanitorSettings janitor,
         CommandSettings commands,
+        OpsSettings ops,
         boolean imeiLuhnCheck,
         DecodeLimits decodeLimits,
         int maxConnections,
@@ -44,7 +46,7 @@ public record ServerSettings(
     public ServerSettings withPorts(int tcp, int udp, int http) {
         return new ServerSettings(bindAddress, tcp, udp, http, redisUrl, redisCommandTimeout, redisNamespace,
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
-                deviceInfoTtl, janitor, commands, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
+                deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace);
     }

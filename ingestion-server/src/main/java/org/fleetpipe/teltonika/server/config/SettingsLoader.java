@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
+import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
 /**
  * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
@@ -93,6 +94,14 @@ public final class SettingsLoader {
                         positive(c, "commands.retention"),
                         intIn(c, "commands.dead-letter-max-entries", 1, 10_000_000),
                         positive(c, "commands.sweep-interval")),
+                new OpsSettings(positive(c, "ops.queue-health.interval"), positive(c, "ops.queue-health.stuck-after"),
+                        longIn(c, "ops.queue-health.commands-degraded-size", 1, Long.MAX_VALUE),
+                        longIn(c, "ops.queue-health.commands-unhealthy-size", 1, Long.MAX_VALUE),
+                        longIn(c, "ops.queue-health.dead-letters-degraded-size", 1, Long.MAX_VALUE),
+                        longIn(c, "ops.queue-health.dead-letters-unhealthy-size", 1, Long.MAX_VALUE),
+                        longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE),
+                        positive(c, "dead-letters.ttl"), positive(c, "ops.purge.interval"),
+                        intIn(c, "ops.purge.orphan-scan-per-pass", 1, 10_000_000)),
                 c.getBoolean("imei-luhn-check"),
                 limits,
                 intIn(c, "limits.max-connections", 1, 10_000_000),

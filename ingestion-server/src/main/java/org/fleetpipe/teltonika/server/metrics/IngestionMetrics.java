@@ -28,6 +28,8 @@ public final class IngestionMetrics {
     private final Map<String, Counter> logins = new ConcurrentHashMap<>();
     private final Map<String, Counter> redisErrors = new ConcurrentHashMap<>();
     private final Map<String, Counter> commands = new ConcurrentHashMap<>();
+    private final Map<String, Counter> registryActions = new ConcurrentHashMap<>();
+    private final Map<String, Counter> purged = new ConcurrentHashMap<>();
     private final Counter pings;
     private final Timer ackLatency;
 
@@ -109,6 +111,29 @@ public final class IngestionMetrics {
                 .register(registry)).increment();
     }
 
+    /** A registry claim at login; {@code replaced} when the registry already named an instance for it. */
+    public void registryClaim(boolean replaced) {
+        registryCounter("claim").increment();
+        if (replaced) {
+            registryCounter("claim-replaced").increment();
+        }
+    }
+
+    /** A release at disconnect; {@code removed} false when the entry already named someone else. */
+    public void registryRelease(boolean removed) {
+        registryCounter(removed ? "release" : "release-not-owner").increment();
+    }
+
+    /** A local connection closed because another instance took the device over. */
+    public void registryTakenOver() {
+        registryCounter("taken-over").increment();
+    }
+
+    private Counter registryCounter(String action) {
+        return registryActions.computeIfAbsent(action, a -> Counter.builder("teltonika.registry.actions")
+                .tag("action", a).register(registry));
+    }
+
     /** A command event: sent, replied, nack, timeout, expired, device-message, queued, rejected. */
     public void command(String outcome) {
         command(outcome, 1);
@@ -116,6 +141,12 @@ public final class IngestionMetrics {
 
     public void command(String outcome, long n) {
         commands.computeIfAbsent(outcome, o -> Counter.builder("teltonika.commands").tag("outcome", o)
+                .register(registry)).increment(n);
+    }
+
+    /** What a purge removed, by what it was. */
+    public void purged(String what, long n) {
+        purged.computeIfAbsent(what, w -> Counter.builder("teltonika.purge.removed").tag("what", w)
                 .register(registry)).increment(n);
     }
 

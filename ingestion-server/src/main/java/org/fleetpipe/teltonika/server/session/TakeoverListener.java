@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,11 +21,14 @@ public final class TakeoverListener implements Consumer<String> {
     private final SessionTable sessions;
     private final ConnectionRegistry registry;
     private final Supplier<String> instanceId;
+    private final IngestionMetrics metrics;
 
-    public TakeoverListener(SessionTable sessions, ConnectionRegistry registry, Supplier<String> instanceId) {
+    public TakeoverListener(SessionTable sessions, ConnectionRegistry registry, Supplier<String> instanceId,
+                            IngestionMetrics metrics) {
         this.sessions = sessions;
         this.registry = registry;
         this.instanceId = instanceId;
+        this.metrics = metrics;
     }
 
     @Override
@@ -42,6 +46,7 @@ public final class TakeoverListener implements Consumer<String> {
         }
         registry.ownerOf(imei).whenComplete((owner, error) -> {
             if (error == null && owner != null && !owner.equals(instanceId.get())) {
+                metrics.registryTakenOver();
                 channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.TAKEN_OVER,
                         "the device logged in on instance " + owner));
             }

@@ -95,6 +95,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         ctx.pipeline().replace(HandlerNames.IDLE, HandlerNames.IDLE,
                 new IdleStateHandler(readIdleMillis, 0, 0, TimeUnit.MILLISECONDS));
         metrics.login(true, "ok");
+        metrics.registryClaim(previous != null && !previous.isEmpty());
         LOG.info("device logged in imei={} remote={}{}", session.imeiText(), session.remote(),
                 previous == null ? "" : " (registry named " + previous + " before)");
         ctx.writeAndFlush(Acks.writeLogin(ctx.alloc().buffer(1), true));

@@ -70,7 +70,9 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
         // then names this instance on behalf of the newer connection.
         if (session.isLoggedIn() && sessions.unregister(session.imei(), ctx.channel())) {
             registry.releaseIfOwner(session.imei()).whenComplete((released, error) -> {
-                if (error != null) {
+                if (error == null) {
+                    metrics.registryRelease(released);
+                } else {
                     metrics.redisError("registry-release");
                     LOG.warn("could not release the registry entry imei={}; the janitor evicts it if this instance "
                             + "dies, and the next login overwrites it: {}", session.imeiText(), error.toString());
