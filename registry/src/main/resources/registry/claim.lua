@@ -3,10 +3,10 @@
 -- closes its stale connection. Returns the previous owner or false.
 -- KEYS[1] registry hash, KEYS[2] device info hash
 -- ARGV[1] imei, ARGV[2] instance id, ARGV[3] events channel prefix, ARGV[4] now (ms),
--- ARGV[5] remote address, ARGV[6] device info TTL (ms)
+-- ARGV[5] remote address, ARGV[6] device info TTL (ms), ARGV[7] session (this connection's id)
 local previous = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], 'instance', ARGV[2], 'connected_at', ARGV[4], 'remote', ARGV[5])
+redis.call('HSET', KEYS[2], 'instance', ARGV[2], 'connected_at', ARGV[4], 'remote', ARGV[5], 'session', ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 if previous and previous ~= ARGV[2] then
   redis.call('PUBLISH', ARGV[3] .. previous, 'takeover ' .. ARGV[1])

@@ -26,6 +26,7 @@ import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.InstanceEvents;
 import org.fleetpipe.teltonika.registry.InstanceIdAllocator;
 import org.fleetpipe.teltonika.registry.InstanceIdentity;
+import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
 import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
@@ -203,6 +204,8 @@ public final class IngestionServer implements AutoCloseable {
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
                 settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
+        // Every script class exists by now; the devices that connected meanwhile are safe either way.
+        LuaScript.loadAll(redis.connection().sync());
         janitor.start();
         LOG.info("ready: instance={} tcp={} udp={} http={} redis={} transport={}", id, tcpAddress,
                 udpAddress == null ? "off" : udpAddress, httpAddress, redactedRedisUrl(), Transports.name());

@@ -24,10 +24,25 @@ public final class LuaScript {
     private final String body;
     private final String sha;
 
+    /** Every script this process uses, so they can all be loaded at start. */
+    private static final java.util.List<LuaScript> ALL = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private LuaScript(String name, String body) {
         this.name = name;
         this.body = body;
         this.sha = sha1(body);
+        ALL.add(this);
+    }
+
+    /**
+     * Loads every script created so far into Redis. Not needed for correctness (a NOSCRIPT answer
+     * is retried with the body), but the retry goes after commands issued meanwhile; loading them
+     * first keeps the usual order of calls.
+     */
+    public static void loadAll(io.lettuce.core.api.sync.RedisCommands<String, String> redis) {
+        for (LuaScript script : ALL) {
+            redis.scriptLoad(script.body);
+        }
     }
 
     /** Loads {@code resource} (e.g. {@code registry/release-if-owner.lua}) from the classpath. */

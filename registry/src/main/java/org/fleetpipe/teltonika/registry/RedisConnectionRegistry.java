@@ -27,17 +27,18 @@ public final class RedisConnectionRegistry implements ConnectionRegistry {
     }
 
     @Override
-    public CompletionStage<String> claim(Imei imei, String remoteAddress) {
+    public CompletionStage<String> claim(Imei imei, String remoteAddress, String session) {
         return CLAIM.call(redis, ScriptOutputType.VALUE,
                 new String[] {keys.registry(), keys.deviceInfo(imei.value())},
                 imei.value(), identity.id(), keys.instanceEventsPrefix(), Long.toString(System.currentTimeMillis()),
-                remoteAddress, deviceInfoTtlMillis);
+                remoteAddress, deviceInfoTtlMillis, session);
     }
 
     @Override
-    public CompletionStage<Boolean> releaseIfOwner(Imei imei) {
-        return RELEASE.<Long>call(redis, ScriptOutputType.INTEGER, new String[] {keys.registry()},
-                imei.value(), identity.id()).thenApply(n -> n == 1L);
+    public CompletionStage<Boolean> releaseIfOwner(Imei imei, String session) {
+        return RELEASE.<Long>call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.registry(), keys.deviceInfo(imei.value())},
+                imei.value(), identity.id(), session).thenApply(n -> n == 1L);
     }
 
     @Override

@@ -75,6 +75,20 @@ class RedisConnectionRegistryIT {
     }
 
     @Test
+    void releaseIfOwner_ofAnOlderConnectionOnTheSameInstance_keepsTheNewerConnectionsClaim() {
+        // Both connections carry the same instance id; only the session tells them apart. A late
+        // release of the older one (e.g. its script retried after NOSCRIPT) must not remove the claim.
+        join(registry(A).claim(IMEI, "10.0.0.7:40001", "connection-1"));
+        join(registry(A).claim(IMEI, "10.0.0.7:40002", "connection-2"));
+
+        assertThat(join(registry(A).releaseIfOwner(IMEI, "connection-1"))).isFalse();
+        assertThat(sync.hget(keys.registry(), IMEI.value())).isEqualTo(A);
+
+        assertThat(join(registry(A).releaseIfOwner(IMEI, "connection-2"))).isTrue();
+        assertThat(sync.hget(keys.registry(), IMEI.value())).isNull();
+    }
+
+    @Test
     void claim_whenAnotherInstanceOwnedTheDevice_thenLastLoginWinsAndPreviousOwnerReturned() {
         join(registry(A).claim(IMEI, "10.0.0.7:40001"));
 

@@ -16,13 +16,13 @@ public final class TrackedConnectionRegistry implements ConnectionRegistry {
     }
 
     @Override
-    public CompletionStage<String> claim(Imei imei, String remoteAddress) {
-        return pending.track(() -> delegate.claim(imei, remoteAddress));
+    public CompletionStage<String> claim(Imei imei, String remoteAddress, String session) {
+        return pending.track(() -> delegate.claim(imei, remoteAddress, session));
     }
 
     @Override
-    public CompletionStage<Boolean> releaseIfOwner(Imei imei) {
-        return pending.track(() -> delegate.releaseIfOwner(imei));
+    public CompletionStage<Boolean> releaseIfOwner(Imei imei, String session) {
+        return pending.track(() -> delegate.releaseIfOwner(imei, session));
     }
 
     @Override

@@ -77,7 +77,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         Channel channel = ctx.channel();
         session.loggedIn(imei, System.currentTimeMillis());
         sessions.register(imei, channel);
-        registry.claim(imei, String.valueOf(session.remote())).whenComplete((previous, error) ->
+        registry.claim(imei, String.valueOf(session.remote()), channel.id().asLongText()).whenComplete((previous, error) ->
                 channel.eventLoop().execute(() -> claimed(ctx, session, previous, error)));
     }
 

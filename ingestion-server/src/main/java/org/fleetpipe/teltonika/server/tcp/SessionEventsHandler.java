@@ -69,7 +69,8 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
         // Release only when no newer local connection of the device replaced this one: the entry
         // then names this instance on behalf of the newer connection.
         if (session.isLoggedIn() && sessions.unregister(session.imei(), ctx.channel())) {
-            registry.releaseIfOwner(session.imei()).whenComplete((released, error) -> {
+            registry.releaseIfOwner(session.imei(), ctx.channel().id().asLongText())
+                    .whenComplete((released, error) -> {
                 if (error == null) {
                     metrics.registryRelease(released);
                 } else {

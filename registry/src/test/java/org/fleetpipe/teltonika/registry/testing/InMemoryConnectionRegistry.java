@@ -22,12 +22,12 @@ public final class InMemoryConnectionRegistry implements ConnectionRegistry {
     }
 
     @Override
-    public CompletionStage<String> claim(Imei imei, String remoteAddress) {
+    public CompletionStage<String> claim(Imei imei, String remoteAddress, String session) {
         return CompletableFuture.completedFuture(owners.put(imei, instanceId));
     }
 
     @Override
-    public CompletionStage<Boolean> releaseIfOwner(Imei imei) {
+    public CompletionStage<Boolean> releaseIfOwner(Imei imei, String session) {
         return CompletableFuture.completedFuture(owners.remove(imei, instanceId));
     }
 

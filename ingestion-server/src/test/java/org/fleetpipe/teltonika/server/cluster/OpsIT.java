@@ -1,0 +1,154 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
+import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.Frames;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The on-call endpoints against a running server and a real Redis. */
+@WithRedis
+class OpsIT {
+
+    private static final String TOKEN = "ops";
+    private static final String IMEI = "352093081452251";
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private IngestionServer server;
+    private StatefulRedisConnection<String, String> connection;
+    private RedisCommands<String, String> redis;
+
+    @BeforeEach
+    void start(RedisFixture fixture) throws Exception {
+        connection = fixture.client().connect();
+        redis = connection.sync();
+        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", fixture.uri(), "tcp-port", 0,
+                "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN,
+                "ops.queue-health.interval", "200ms", "ops.queue-health.stuck-after", "1s",
+                "commands.reply-timeout", "300ms", "commands.sweep-interval", "1h"));
+        server = new IngestionServer(SettingsLoader.load(settings)).start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+        connection.close();
+    }
+
+    private JsonNode call(String method, String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpAddress().getPort()
+                        + path)).header("Authorization", "Bearer " + TOKEN)
+                .method(method, method.equals("POST") ? HttpRequest.BodyPublishers.ofString("{\"command\":\"getinfo\"}")
+                        : HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(30)).build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("%s %s: %s", method, path, response.body()).isBetween(200, 299);
+        return json.readTree(response.body());
+    }
+
+    private JsonNode queue(String name) throws Exception {
+        for (JsonNode q : call("GET", "/api/v1/health/queues").get("queues")) {
+            if (q.get("queue").asText().equals(name)) {
+                return q;
+            }
+        }
+        throw new AssertionError("no queue " + name);
+    }
+
+    @Test
+    void queueHealth_seesAWaitingCommand_thenCallsItStuck_andDegraded() throws Exception {
+        assertThat(call("GET", "/api/v1/health/queues").get("status").asText()).isEqualTo("healthy");
+
+        call("POST", "/api/v1/devices/" + IMEI + "/commands");
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonNode pending = queue("pending-commands");
+            assertThat(pending.get("size").asLong()).isEqualTo(1);
+            assertThat(pending.get("stuck").asLong()).isEqualTo(1);
+            assertThat(pending.get("status").asText()).isEqualTo("degraded");
+        });
+        assertThat(call("GET", "/api/v1/health/queues").get("status").asText()).isEqualTo("degraded");
+        String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + server.httpAddress().getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).containsPattern("(?m)^teltonika_queue_status\\{queue=\"pending-commands\"} 1\\.0$");
+    }
+
+    @Test
+    void deadLetters_ofFramesAndCommands_areReadable_withLimitAndSince() throws Exception {
+        long before = System.currentTimeMillis();
+        try (DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort())) {
+            assertThat(device.login(IMEI)).isEqualTo(1);
+            device.send(Frames.withBadCrc(GoldenVectors.ofKind("avl").get(0).bytes()));
+            assertThat(device.readUntilClosed()).isEmpty();
+        }
+        try (DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort())) {
+            assertThat(device.login(IMEI)).isEqualTo(1);
+            call("POST", "/api/v1/devices/" + IMEI + "/commands");
+            device.readFrame();
+            await().atMost(Duration.ofSeconds(10)).until(() -> redis.zcard("dlq:commands") == 1);
+        }
+
+        JsonNode frames = call("GET", "/api/v1/dlq/frames?limit=10&since=" + before).get("entries");
+        assertThat(frames).hasSize(1);
+        assertThat(frames.get(0).get("reason").asText()).isEqualTo("bad-crc");
+        assertThat(frames.get(0).get("imei").asText()).isEqualTo(IMEI);
+        JsonNode commands = call("GET", "/api/v1/dlq/commands").get("entries");
+        assertThat(commands.get(0).get("reason").asText()).isEqualTo("timeout");
+        assertThat(call("GET", "/api/v1/dlq/frames?since=" + (System.currentTimeMillis() + 60_000)).get("entries"))
+                .isEmpty();
+    }
+
+    @Test
+    void purge_dryRunReportsAndChangesNothing_thenThePurgeRemovesAndFailsIntoTheDeadLetters() throws Exception {
+        long old = System.currentTimeMillis() - Duration.ofDays(30).toMillis();
+        redis.zadd("dlq:frames", old, "{\"reason\":\"bad-crc\",\"at\":" + old + "}");
+        redis.zadd("dlq:frames", System.currentTimeMillis(), "{\"reason\":\"bad-crc\",\"fresh\":true}");
+        // A queued command whose queue entry was lost: nothing would ever deliver it.
+        redis.hset("command:lost-1", Map.of("id", "lost-1", "imei", IMEI, "codec", "12", "command", "getinfo",
+                "status", "queued", "history", "[]", "expires_at", Long.toString(System.currentTimeMillis() + 3600_000)));
+        // A queued command whose TTL passed while the device was offline.
+        call("POST", "/api/v1/devices/" + IMEI + "/commands");
+        String expiring = redis.lrange("commands:queue:" + IMEI, 0, 0).get(0);
+        redis.hset("command:" + expiring, "expires_at", Long.toString(System.currentTimeMillis() - 1));
+
+        JsonNode dry = call("POST", "/api/v1/purge?dry_run=true");
+
+        assertThat(dry.get("dry_run").asBoolean()).isTrue();
+        assertThat(dry.get("frame_dead_letters_past_ttl").asLong()).isEqualTo(1);
+        assertThat(dry.get("orphaned_commands").asLong()).isEqualTo(1);
+        assertThat(dry.get("expired_commands").asLong()).isEqualTo(1);
+        assertThat(redis.zcard("dlq:frames")).isEqualTo(2);
+        assertThat(redis.hget("command:lost-1", "status")).isEqualTo("queued");
+        assertThat(redis.llen("commands:queue:" + IMEI)).isEqualTo(1);
+        assertThat(redis.zcard("dlq:commands")).isZero();
+
+        JsonNode done = call("POST", "/api/v1/purge");
+
+        assertThat(done.get("dry_run").asBoolean()).isFalse();
+        assertThat(done.get("frame_dead_letters_past_ttl").asLong()).isEqualTo(1);
+        assertThat(redis.zcard("dlq:frames")).isEqualTo(1);
+        assertThat(redis.hget("command:lost-1", "reason")).isEqualTo("orphaned");
+        assertThat(redis.hget("command:" + expiring, "reason")).isEqualTo("expired");
+        assertThat(redis.zcard("dlq:commands")).isEqualTo(2);
+        assertThat(call("POST", "/api/v1/purge?dry_run=true").get("orphaned_commands").asLong()).isZero();
+    }
+}
