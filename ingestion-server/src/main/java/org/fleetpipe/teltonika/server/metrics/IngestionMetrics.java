@@ -9,6 +9,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 
@@ -50,6 +51,32 @@ public final class IngestionMetrics {
             }
         }
         pings = Counter.builder("teltonika.pings.received").register(registry);
+        // Series exist from the start (at 0), so rates and alerts see no gaps before the first event.
+        for (CodecException.Reason reason : CodecException.Reason.values()) {
+            frameRejectedCounter(reason.label());
+        }
+        for (String rule : new String[] {"not-logged-in", "second-login", "too-many-queued-frames"}) {
+            frameRejectedCounter(rule);
+        }
+        for (String op : new String[] {"telemetry-write", "dead-letter", "registry-claim", "registry-release",
+                "command-take", "command-finish", "command-requeue", "device-message"}) {
+            redisErrorCounter(op);
+        }
+        loginCounter(true, "ok");
+        for (String reason : new String[] {"luhn", "malformed", "registry-error"}) {
+            loginCounter(false, reason);
+        }
+        for (String outcome : new String[] {"queued", "rejected", "sent", "replied", "nack", "timeout", "expired",
+                "device-message"}) {
+            commandCounter(outcome);
+        }
+        for (String action : new String[] {"claim", "claim-replaced", "release", "release-not-owner", "taken-over"}) {
+            registryCounter(action);
+        }
+        for (String what : new String[] {"expired-command", "orphaned-command", "frame-dead-letter",
+                "command-dead-letter"}) {
+            purgedCounter(what);
+        }
         ackLatency = Timer.builder("teltonika.ack.latency")
                 .description("complete frame received to ACK written, Redis write included")
                 .publishPercentileHistogram()
@@ -95,20 +122,30 @@ public final class IngestionMetrics {
 
     /** A frame or datagram refused; {@code reason} is a codec reason label or a session rule. */
     public void frameRejected(String reason) {
-        rejected.computeIfAbsent(reason, r -> Counter.builder("teltonika.frames.rejected").tag("reason", r)
-                .register(registry)).increment();
+        frameRejectedCounter(reason).increment();
+    }
+
+    private Counter frameRejectedCounter(String reason) {
+        return rejected.computeIfAbsent(reason, r -> Counter.builder("teltonika.frames.rejected").tag("reason", r)
+                .register(registry));
     }
 
     public void login(boolean accepted, String reason) {
-        String key = accepted + "/" + reason;
-        logins.computeIfAbsent(key, k -> Counter.builder("teltonika.logins")
-                .tag("result", accepted ? "accepted" : "refused").tag("reason", reason)
-                .register(registry)).increment();
+        loginCounter(accepted, reason).increment();
+    }
+
+    private Counter loginCounter(boolean accepted, String reason) {
+        return logins.computeIfAbsent(accepted + "/" + reason, k -> Counter.builder("teltonika.logins")
+                .tag("result", accepted ? "accepted" : "refused").tag("reason", reason).register(registry));
     }
 
     public void redisError(String operation) {
-        redisErrors.computeIfAbsent(operation, op -> Counter.builder("teltonika.redis.errors").tag("op", op)
-                .register(registry)).increment();
+        redisErrorCounter(operation).increment();
+    }
+
+    private Counter redisErrorCounter(String operation) {
+        return redisErrors.computeIfAbsent(operation, op -> Counter.builder("teltonika.redis.errors").tag("op", op)
+                .register(registry));
     }
 
     /** A registry claim at login; {@code replaced} when the registry already named an instance for it. */
@@ -140,14 +177,22 @@ public final class IngestionMetrics {
     }
 
     public void command(String outcome, long n) {
-        commands.computeIfAbsent(outcome, o -> Counter.builder("teltonika.commands").tag("outcome", o)
-                .register(registry)).increment(n);
+        commandCounter(outcome).increment(n);
+    }
+
+    private Counter commandCounter(String outcome) {
+        return commands.computeIfAbsent(outcome, o -> Counter.builder("teltonika.commands").tag("outcome", o)
+                .register(registry));
     }
 
     /** What a purge removed, by what it was. */
     public void purged(String what, long n) {
-        purged.computeIfAbsent(what, w -> Counter.builder("teltonika.purge.removed").tag("what", w)
-                .register(registry)).increment(n);
+        purgedCounter(what).increment(n);
+    }
+
+    private Counter purgedCounter(String what) {
+        return purged.computeIfAbsent(what, w -> Counter.builder("teltonika.purge.removed").tag("what", w)
+                .register(registry));
     }
 
     public void ackLatencyNanos(long nanos) {

@@ -11,7 +11,8 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.EventLoopGroup;
 import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 
@@ -41,7 +42,10 @@ public final class MetricsBootstrap {
         new JvmGcMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
-        new NettyAllocatorMetrics(PooledByteBufAllocator.DEFAULT).bindTo(registry);
+        // The allocator the channels really use (adaptive by default in Netty 4.2, not the pooled one).
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
+            new NettyAllocatorMetrics(provider).bindTo(registry);
+        }
         return registry;
     }
 
