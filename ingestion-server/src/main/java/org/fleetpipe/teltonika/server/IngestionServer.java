@@ -31,12 +31,16 @@ import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
 import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
+import org.fleetpipe.teltonika.server.admission.DenyListener;
+import org.fleetpipe.teltonika.server.admission.RedisAdmission;
+import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.http.ApiRoute;
+import org.fleetpipe.teltonika.server.http.routes.AdmissionRoutes;
 import org.fleetpipe.teltonika.server.http.routes.CommandRoutes;
 import org.fleetpipe.teltonika.server.http.routes.OpsRoutes;
 import org.fleetpipe.teltonika.server.ops.Purger;
@@ -159,14 +163,16 @@ public final class IngestionServer implements AutoCloseable {
         events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
                 "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
-                "reply", replies::finished));
+                "reply", replies::finished,
+                "deny", new DenyListener(sessions, async, keys)));
         events.listen(id);
         TelemetryWriter writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
                 new TelemetryEntryMapper(identity::id));
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
-                pendingCalls, commands);
+                pendingCalls, commands, new RedisAdmission(async, keys, settings.admission()),
+                new RefusalLog(settings.refusalLogInterval()));
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(0, new DefaultThreadFactory("io", false));
@@ -190,6 +196,7 @@ public final class IngestionServer implements AutoCloseable {
         List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory),
                 new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
         routes.addAll(new OpsRoutes(queueHealth, purger, async, keys).routes());
+        routes.add(new AdmissionRoutes(async, keys, settings.admission()));
         httpAddress = http.bind(boss, workers, settings.bindAddress(), settings.httpPort(), this::readiness,
                 registry::scrape, new BearerTokenAuth(apiToken),
                 routes);

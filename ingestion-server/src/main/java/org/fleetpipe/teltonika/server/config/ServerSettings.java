@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
@@ -31,6 +32,10 @@ public record ServerSettings(
         CommandSettings commands,
         OpsSettings ops,
         boolean imeiLuhnCheck,
+        AdmissionMode admission,
+        Duration refusalLogInterval,
+        int maxConnectionsPerAddress,
+        int maxNewConnectionsPerAddressPerSecond,
         DecodeLimits decodeLimits,
         int maxConnections,
         int maxQueuedFrames,
@@ -46,7 +51,8 @@ public record ServerSettings(
     public ServerSettings withPorts(int tcp, int udp, int http) {
         return new ServerSettings(bindAddress, tcp, udp, http, redisUrl, redisCommandTimeout, redisNamespace,
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
-                deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, decodeLimits, maxConnections, maxQueuedFrames,
+                deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
+                refusalLogInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace);
     }

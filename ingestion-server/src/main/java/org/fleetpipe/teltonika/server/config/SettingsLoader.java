@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
@@ -103,6 +104,10 @@ public final class SettingsLoader {
                         positive(c, "dead-letters.ttl"), positive(c, "ops.purge.interval"),
                         intIn(c, "ops.purge.orphan-scan-per-pass", 1, 10_000_000)),
                 c.getBoolean("imei-luhn-check"),
+                admissionMode(c.getString("admission.mode")),
+                positive(c, "admission.refusal-log-interval"),
+                intIn(c, "limits.max-connections-per-address", 0, 10_000_000),
+                intIn(c, "limits.max-new-connections-per-address-per-second", 0, 10_000_000),
                 limits,
                 intIn(c, "limits.max-connections", 1, 10_000_000),
                 intIn(c, "limits.max-queued-frames", 1, 4096),
@@ -148,6 +153,15 @@ public final class SettingsLoader {
 
     private static boolean isBlank(String s) {
         return s == null || s.isBlank();
+    }
+
+    private static AdmissionMode admissionMode(String text) {
+        AdmissionMode mode = AdmissionMode.of(text);
+        if (mode == null) {
+            throw new SettingsException(ROOT + ".admission.mode (DEVICE_ADMISSION): must be open or allow-list, got "
+                    + text);
+        }
+        return mode;
     }
 
     private static String bindAddress(String address) {

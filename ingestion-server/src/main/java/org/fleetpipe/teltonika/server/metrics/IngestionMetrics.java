@@ -59,11 +59,11 @@ public final class IngestionMetrics {
             frameRejectedCounter(rule);
         }
         for (String op : new String[] {"telemetry-write", "dead-letter", "registry-claim", "registry-release",
-                "command-take", "command-finish", "command-requeue", "device-message"}) {
+                "command-take", "command-finish", "command-requeue", "device-message", "admission"}) {
             redisErrorCounter(op);
         }
         loginCounter(true, "ok");
-        for (String reason : new String[] {"luhn", "malformed", "registry-error"}) {
+        for (String reason : new String[] {"luhn", "malformed", "denied", "not-allowed", "registry-error"}) {
             loginCounter(false, reason);
         }
         for (String outcome : new String[] {"queued", "rejected", "sent", "replied", "nack", "timeout", "expired",

@@ -11,6 +11,8 @@ public enum DisconnectReason {
     TOO_MANY_QUEUED_FRAMES("too-many-queued-frames"),
     REDIS_FAILURE("redis-failure"),
     CONNECTION_LIMIT("connection-limit"),
+    ADDRESS_LIMIT("address-limit"),
+    DENIED("denied"),
     DUPLICATE_LOGIN("duplicate-login"),
     TAKEN_OVER("taken-over"),
     IO_ERROR("io-error"),

@@ -3,21 +3,28 @@ package org.fleetpipe.teltonika.server.tcp;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.AttributeKey;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
 
-/** Counts connections, refuses those over the cap, and counts each close by its reason. */
+/** Counts connections, refuses those over the caps (in all, per address), counts each close by its reason. */
 @Sharable
 final class ConnectionTracker extends ChannelInboundHandlerAdapter {
 
+    private static final AttributeKey<Boolean> COUNTED = AttributeKey.valueOf(ConnectionTracker.class, "counted");
+
     private final IngestionMetrics metrics;
     private final int maxConnections;
+    private final AddressLimiter addresses;
 
-    ConnectionTracker(IngestionMetrics metrics, int maxConnections) {
+    ConnectionTracker(IngestionMetrics metrics, int maxConnections, AddressLimiter addresses) {
         this.metrics = metrics;
         this.maxConnections = maxConnections;
+        this.addresses = addresses;
     }
 
     @Override
@@ -28,12 +35,25 @@ final class ConnectionTracker extends ChannelInboundHandlerAdapter {
                     "more than " + maxConnections + " connections");
             return;
         }
+        String overAddressCap = addresses.opened(address(ctx));
+        if (overAddressCap != null) {
+            Disconnector.close(ctx.channel(), DisconnectReason.ADDRESS_LIMIT, overAddressCap);
+            return;
+        }
+        ctx.channel().attr(COUNTED).set(Boolean.TRUE);
         ctx.fireChannelActive();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.connectionClosed(DeviceSession.of(ctx.channel()).closeReason());
+        if (ctx.channel().hasAttr(COUNTED)) {
+            addresses.closed(address(ctx));
+        }
         ctx.fireChannelInactive();
+    }
+
+    private static InetAddress address(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
     }
 }

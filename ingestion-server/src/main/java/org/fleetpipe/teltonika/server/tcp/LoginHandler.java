@@ -12,6 +12,8 @@ import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.frame.LoginFrame;
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
+import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
@@ -37,15 +39,19 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private final SessionTable sessions;
     private final ConnectionRegistry registry;
     private final DeviceCommands commands;
+    private final Admission admission;
+    private final RefusalLog refusals;
     private final IngestionMetrics metrics;
 
     LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, ConnectionRegistry registry,
-                 DeviceCommands commands, IngestionMetrics metrics) {
+                 DeviceCommands commands, Admission admission, RefusalLog refusals, IngestionMetrics metrics) {
         this.luhnCheck = luhnCheck;
         this.readIdleMillis = readIdleMillis;
         this.sessions = sessions;
         this.registry = registry;
         this.commands = commands;
+        this.admission = admission;
+        this.refusals = refusals;
         this.metrics = metrics;
     }
 
@@ -71,9 +77,28 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         try {
             imei = Imei.parse(login.text(), luhnCheck);
         } catch (CodecException e) {
-            refuse(ctx, session, e);
+            boolean luhn = e.reason() == CodecException.Reason.IMEI_CHECK_DIGIT;
+            String key = luhn ? login.text() : String.valueOf(session.remote());
+            refuse(ctx, session, luhn ? "luhn" : "malformed", key, e.getMessage()
+                    + (luhn ? " (IMEI_LUHN_CHECK=false turns this check off)" : ""));
             return;
         }
+        Channel channel = ctx.channel();
+        admission.refusal(imei).whenComplete((refusal, error) -> channel.eventLoop().execute(() -> {
+            if (error != null) {
+                metrics.login(false, "registry-error");
+                metrics.redisError("admission");
+                Disconnector.close(channel, DisconnectReason.REDIS_FAILURE, "admission lookup failed: " + error);
+            } else if (refusal != null) {
+                refuse(ctx, session, refusal, imei.value(), refusal.equals("denied") ? "the IMEI is on devices:denied"
+                        : "DEVICE_ADMISSION=allow-list and the IMEI is not on devices:allowed");
+            } else if (channel.isActive()) {
+                admitted(ctx, session, imei);
+            }
+        }));
+    }
+
+    private void admitted(ChannelHandlerContext ctx, DeviceSession session, Imei imei) {
         Channel channel = ctx.channel();
         session.loggedIn(imei, System.currentTimeMillis());
         sessions.register(imei, channel);
@@ -103,11 +128,11 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         commands.loggedIn(session.imei(), channel);
     }
 
-    private void refuse(ChannelHandlerContext ctx, DeviceSession session, CodecException e) {
-        String reason = e.reason() == CodecException.Reason.IMEI_CHECK_DIGIT ? "luhn" : "malformed";
+    /** {@code 0x00} and close; one log line per {@code key} per interval, every refusal counted. */
+    private void refuse(ChannelHandlerContext ctx, DeviceSession session, String reason, String key, String detail) {
         metrics.login(false, reason);
-        String hint = reason.equals("luhn") ? " (IMEI_LUHN_CHECK=false turns this check off)" : "";
-        LOG.info("login refused remote={} reason={} detail={}{}", session.remote(), reason, e.getMessage(), hint);
+        refusals.refused(reason + "/" + key, "login refused remote={} reason={} detail={}", session.remote(), reason,
+                detail);
         session.closing(DisconnectReason.LOGIN_REFUSED);
         ctx.writeAndFlush(Acks.writeLogin(ctx.alloc().buffer(1), false)).addListener(ChannelFutureListener.CLOSE);
     }

@@ -28,7 +28,8 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         this.services = services;
         ServerSettings s = services.settings();
         DecodeLimits limits = s.decodeLimits();
-        this.tracker = new ConnectionTracker(services.metrics(), s.maxConnections());
+        this.tracker = new ConnectionTracker(services.metrics(), s.maxConnections(),
+                new AddressLimiter(s.maxConnectionsPerAddress(), s.maxNewConnectionsPerAddressPerSecond()));
         this.frameReader = new TcpFrameReader(limits);
         this.avlDecoder = new AvlPacketDecoder(limits);
         this.commandDecoder = new CommandFrameDecoder(limits);
@@ -44,7 +45,8 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector));
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.maxQueuedFrames(), services.metrics()));
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
-                services.sessions(), services.registry(), services.commands(), services.metrics()));
+                services.sessions(), services.registry(), services.commands(), services.admission(),
+                services.refusals(), services.metrics()));
         p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(), rejector,
                 services.metrics(), services.inFlight()));
         p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.commands(),

@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.registry.testing.InMemoryConnectionRegistry;
+import java.time.Duration;
+import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
@@ -47,7 +50,7 @@ final class PipelineHarness implements AutoCloseable {
     PipelineHarness(Map<String, ?> overrides) {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
-                devices, inFlight, DeviceCommands.NONE));
+                devices, inFlight, DeviceCommands.NONE, Admission.OPEN, new RefusalLog(Duration.ofMinutes(1))));
     }
 
     /** A new device connection, active as if just accepted. */

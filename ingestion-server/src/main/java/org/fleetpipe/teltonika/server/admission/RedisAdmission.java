@@ -1,0 +1,33 @@
+package org.fleetpipe.teltonika.server.admission;
+
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+
+/**
+ * Admission by the Redis sets {@code devices:denied} and {@code devices:allowed}, read at every
+ * login, so a change applies to the next login on every replica without a restart.
+ */
+public final class RedisAdmission implements Admission {
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final AdmissionMode mode;
+
+    public RedisAdmission(RedisAsyncCommands<String, String> redis, RedisKeys keys, AdmissionMode mode) {
+        this.redis = redis;
+        this.keys = keys;
+        this.mode = mode;
+    }
+
+    @Override
+    public CompletionStage<String> refusal(Imei imei) {
+        CompletionStage<Boolean> denied = redis.sismember(keys.deniedDevices(), imei.value());
+        CompletionStage<Boolean> allowed = mode == AdmissionMode.ALLOW_LIST
+                ? redis.sismember(keys.allowedDevices(), imei.value()) : CompletableFuture.completedFuture(true);
+        return denied.thenCombine(allowed, (isDenied, isAllowed) -> isDenied ? "denied"
+                : isAllowed ? null : "not-allowed");
+    }
+}

@@ -1,0 +1,176 @@
+package org.fleetpipe.teltonika.server.http.routes;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.admission.AdmissionMode;
+import org.fleetpipe.teltonika.server.http.ApiRequest;
+import org.fleetpipe.teltonika.server.http.ApiRoute;
+
+/**
+ * The device lists: {@code GET /api/v1/admission} (mode and sizes),
+ * {@code PUT|DELETE /api/v1/admission/{allowed|denied}/{imei}}, and
+ * {@code POST /api/v1/admission/{allowed|denied}} with {@code {"add": [...], "remove": [...]}} for
+ * thousands at once. Changes apply at the next login on every replica; denying a connected device
+ * cuts it off wherever it is.
+ */
+public final class AdmissionRoutes implements ApiRoute {
+
+    private static final LuaScript CHANGE = LuaScript.fromResource("admission/change-lists.lua");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_BULK = 10_000;
+    /** IMEIs per script call: each call stays well under a millisecond of Redis time. */
+    private static final int BATCH = 500;
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final AdmissionMode mode;
+
+    public AdmissionRoutes(RedisAsyncCommands<String, String> redis, RedisKeys keys, AdmissionMode mode) {
+        this.redis = redis;
+        this.keys = keys;
+        this.mode = mode;
+    }
+
+    @Override
+    public String resource() {
+        return "admission";
+    }
+
+    @Override
+    public void handle(ApiRequest call) {
+        String[] path = call.segments();
+        HttpMethod method = call.request().method();
+        if (path.length == 1 && method.equals(HttpMethod.GET)) {
+            redis.scard(keys.allowedDevices()).thenCombine(redis.scard(keys.deniedDevices()), (allowed, denied) -> {
+                Map<String, Object> body = new LinkedHashMap<>();
+                body.put("mode", mode.label());
+                body.put("allowed", allowed);
+                body.put("denied", denied);
+                return body;
+            }).whenComplete((body, error) -> answer(call, body, error));
+            return;
+        }
+        String list = path.length >= 2 ? path[1] : "";
+        if (!list.equals("allowed") && !list.equals("denied")) {
+            call.error(HttpResponseStatus.NOT_FOUND, "not-found", "the lists are /api/v1/admission/allowed and /denied");
+            return;
+        }
+        if (path.length == 3 && (method.equals(HttpMethod.PUT) || method.equals(HttpMethod.DELETE))) {
+            List<String> one = new ArrayList<>();
+            if (!collect(call, List.of(path[2]), one)) {
+                return;
+            }
+            boolean add = method.equals(HttpMethod.PUT);
+            change(list, add, one).whenComplete((n, error) -> answer(call, Map.of(add ? "added" : "removed", n), error));
+            return;
+        }
+        if (path.length == 2 && method.equals(HttpMethod.POST)) {
+            bulk(call, list);
+            return;
+        }
+        call.error(HttpResponseStatus.NOT_FOUND, "not-found",
+                "PUT or DELETE /api/v1/admission/" + list + "/{imei}, or POST /api/v1/admission/" + list);
+    }
+
+    private void bulk(ApiRequest call, String list) {
+        JsonNode body;
+        try (ByteBufInputStream in = new ByteBufInputStream(call.request().content())) {
+            body = JSON.readTree(in);
+        } catch (IOException e) {
+            body = null;
+        }
+        if (body == null || !body.isObject()) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-json", "the body must be {\"add\": [...], \"remove\": [...]}");
+            return;
+        }
+        List<String> add = new ArrayList<>();
+        List<String> remove = new ArrayList<>();
+        if (!texts(call, body.get("add"), add) || !texts(call, body.get("remove"), remove)) {
+            return;
+        }
+        if (add.size() + remove.size() > MAX_BULK) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "too-many", "at most " + MAX_BULK + " IMEIs per request");
+            return;
+        }
+        change(list, true, add).thenCombine(change(list, false, remove), (added, removed) -> {
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("added", added);
+            result.put("removed", removed);
+            return result;
+        }).whenComplete((result, error) -> answer(call, result, error));
+    }
+
+    private boolean texts(ApiRequest call, JsonNode node, List<String> out) {
+        if (node == null || node.isNull()) {
+            return true;
+        }
+        if (!node.isArray()) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-json", "add and remove are lists of IMEI strings");
+            return false;
+        }
+        List<String> raw = new ArrayList<>();
+        for (JsonNode item : node) {
+            raw.add(item.isTextual() ? item.asText() : item.toString());
+        }
+        return collect(call, raw, out);
+    }
+
+    private boolean collect(ApiRequest call, List<String> raw, List<String> out) {
+        for (String text : raw) {
+            try {
+                out.add(Imei.parse(text, false).value());
+            } catch (CodecException e) {
+                call.error(HttpResponseStatus.BAD_REQUEST, "bad-imei", "not an IMEI: " + abbreviate(text));
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private CompletionStage<Long> change(String list, boolean add, List<String> imeis) {
+        String key = list.equals("allowed") ? keys.allowedDevices() : keys.deniedDevices();
+        CompletableFuture<Long> total = CompletableFuture.completedFuture(0L);
+        for (int from = 0; from < imeis.size(); from += BATCH) {
+            List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + BATCH));
+            String[] args = new String[batch.size() + 3];
+            args[0] = add ? "add" : "remove";
+            args[1] = list.equals("denied") ? "1" : "0";
+            args[2] = keys.instanceEventsPrefix();
+            for (int i = 0; i < batch.size(); i++) {
+                args[i + 3] = batch.get(i);
+            }
+            CompletionStage<Long> n = CHANGE.call(redis, ScriptOutputType.INTEGER,
+                    new String[] {key, keys.registry()}, args);
+            total = total.thenCombine(n, Long::sum);
+        }
+        return total;
+    }
+
+    private static void answer(ApiRequest call, Object body, Throwable error) {
+        if (error != null) {
+            call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
+        } else {
+            call.json(HttpResponseStatus.OK, body);
+        }
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() > 40 ? text.substring(0, 40) + "..." : text;
+    }
+}

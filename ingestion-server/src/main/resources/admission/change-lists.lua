@@ -1,0 +1,22 @@
+-- Adds IMEIs to or removes them from the allow- or deny-list in one step; a newly denied device
+-- that is connected is cut off: its owner instance hears 'deny <imei>' on its events channel.
+-- Returns the number of IMEIs whose membership changed.
+-- KEYS[1] the list (set), KEYS[2] connections registry hash
+-- ARGV[1] 'add' | 'remove', ARGV[2] '1' when the list is the deny-list, ARGV[3] events prefix,
+-- ARGV[4..] IMEIs
+local changed = 0
+for i = 4, #ARGV do
+  local imei = ARGV[i]
+  if ARGV[1] == 'add' then
+    changed = changed + redis.call('SADD', KEYS[1], imei)
+    if ARGV[2] == '1' then
+      local owner = redis.call('HGET', KEYS[2], imei)
+      if owner then
+        redis.call('PUBLISH', ARGV[3] .. owner, 'deny ' .. imei)
+      end
+    end
+  else
+    changed = changed + redis.call('SREM', KEYS[1], imei)
+  end
+end
+return changed

@@ -1,0 +1,175 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Device admission and per-address caps, against real sockets and a real Redis. */
+@WithRedis
+class AdmissionIT {
+
+    private static final String TOKEN = "adm";
+    private static final String IMEI = "352093081452251";
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private final List<IngestionServer> servers = new ArrayList<>();
+    private final List<DeviceClient> devices = new ArrayList<>();
+    private RedisFixture redis;
+
+    @BeforeEach
+    void remember(RedisFixture redis) {
+        this.redis = redis;
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (DeviceClient d : devices) {
+            d.close();
+        }
+        for (IngestionServer s : servers) {
+            s.close();
+        }
+    }
+
+    private IngestionServer server(Map<String, Object> extra) throws InterruptedException {
+        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
+                "http-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN));
+        settings.putAll(extra);
+        IngestionServer server = new IngestionServer(SettingsLoader.load(settings)).start();
+        servers.add(server);
+        return server;
+    }
+
+    private int login(IngestionServer server, String imei) throws Exception {
+        DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort());
+        devices.add(device);
+        return device.login(imei);
+    }
+
+    private JsonNode api(IngestionServer server, String method, String path, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpAddress().getPort()
+                        + path)).header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(20))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("%s %s: %s", method, path, response.body()).isEqualTo(200);
+        return json.readTree(response.body());
+    }
+
+    @Test
+    void openMode_admitsAnyWellFormedImei_butNeverADeniedOne() throws Exception {
+        IngestionServer a = server(Map.of());
+        assertThat(login(a, IMEI)).isEqualTo(1);
+
+        api(a, "PUT", "/api/v1/admission/denied/" + TestImeis.OTHER, null);
+
+        assertThat(login(a, TestImeis.OTHER)).isZero();
+        assertThat(devices.get(devices.size() - 1).readUntilClosed()).isEmpty();
+        assertThat(api(a, "GET", "/api/v1/admission", null).get("mode").asText()).isEqualTo("open");
+    }
+
+    @Test
+    void allowList_refusesUnlisted_andAdmitsOnceListed_withoutARestart() throws Exception {
+        IngestionServer a = server(Map.of("admission.mode", "allow-list"));
+        assertThat(login(a, IMEI)).isZero();
+
+        api(a, "PUT", "/api/v1/admission/allowed/" + IMEI, null);
+        assertThat(login(a, IMEI)).isEqualTo(1);
+
+        api(a, "DELETE", "/api/v1/admission/allowed/" + IMEI, null);
+        assertThat(login(a, IMEI)).isZero();
+        String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + a.httpAddress().getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).containsPattern(
+                "(?m)^teltonika_logins_total\\{reason=\"not-allowed\",result=\"refused\"} 2\\.0$");
+    }
+
+    @Test
+    void bulkChanges_thousandsAtOnce_andTheSizesAreReported() throws Exception {
+        IngestionServer a = server(Map.of());
+        StringBuilder add = new StringBuilder("{\"add\":[");
+        for (int i = 0; i < 3000; i++) {
+            add.append(i == 0 ? "" : ",").append('"').append(TestImeis.numbered(i)).append('"');
+        }
+        add.append("]}");
+
+        JsonNode added = api(a, "POST", "/api/v1/admission/allowed", add.toString());
+        JsonNode removed = api(a, "POST", "/api/v1/admission/allowed", "{\"remove\":[\"" + TestImeis.numbered(0)
+                + "\",\"" + TestImeis.numbered(1) + "\"]}");
+
+        assertThat(added.get("added").asLong()).isEqualTo(3000);
+        assertThat(removed.get("removed").asLong()).isEqualTo(2);
+        JsonNode sizes = api(a, "GET", "/api/v1/admission", null);
+        assertThat(sizes.get("allowed").asLong()).isEqualTo(2998);
+        assertThat(sizes.get("denied").asLong()).isZero();
+    }
+
+    @Test
+    void denyingAConnectedDevice_onTheOtherReplica_cutsItOffWithinSeconds() throws Exception {
+        IngestionServer a = server(Map.of());
+        IngestionServer b = server(Map.of());
+        assertThat(login(a, IMEI)).isEqualTo(1);
+        DeviceClient onA = devices.get(0);
+
+        api(b, "PUT", "/api/v1/admission/denied/" + IMEI, null);
+
+        await().atMost(Duration.ofSeconds(5)).until(onA::closedByServer);
+        assertThat(login(b, IMEI)).isZero();
+    }
+
+    @Test
+    void perAddressCaps_refuseTheConnectionOverTheCap() throws Exception {
+        IngestionServer a = server(Map.of("limits.max-connections-per-address", 2));
+        assertThat(login(a, TestImeis.numbered(1))).isEqualTo(1);
+        assertThat(login(a, TestImeis.numbered(2))).isEqualTo(1);
+
+        DeviceClient third = DeviceClient.connect(a.tcpAddress().getPort());
+        devices.add(third);
+        assertThat(third.readUntilClosed()).as("closed before it could log in").isEmpty();
+
+        devices.get(0).close();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(login(a, TestImeis.numbered(3)))
+                .isEqualTo(1));
+    }
+
+    @Test
+    void perAddressRate_refusesTheNewConnectionOverTheRate() throws Exception {
+        IngestionServer a = server(Map.of("limits.max-new-connections-per-address-per-second", 3));
+        int closed = 0;
+        for (int i = 0; i < 10; i++) {
+            DeviceClient device = DeviceClient.connect(a.tcpAddress().getPort());
+            devices.add(device);
+            try {
+                if (device.login(TestImeis.numbered(i)) < 0) {
+                    closed++;
+                }
+            } catch (java.io.IOException reset) {
+                // The server closed it before the login was even written: refused too.
+                closed++;
+            }
+        }
+        // Ten connections within a second or two: at most three per second get through.
+        assertThat(closed).isGreaterThanOrEqualTo(4);
+    }
+}
