@@ -253,7 +253,7 @@ public final class IngestionServer implements AutoCloseable {
         return redis.connection().async().ping().toCompletableFuture()
                 .orTimeout(2, TimeUnit.SECONDS)
                 .handle((pong, error) -> error == null ? Readiness.ok()
-                        : Readiness.notReady("redis does not answer: " + error.getClass().getSimpleName()));
+                        : Readiness.notReady("redis does not answer"));
     }
 
     private String redactedRedisUrl() {

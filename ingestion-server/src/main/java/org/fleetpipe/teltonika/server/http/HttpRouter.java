@@ -41,6 +41,12 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (request.decoderResult().isFailure()) {
+            // Line or headers over the limits, or not HTTP at all: answer once, then close.
+            HttpResponses.error(ctx, false, HttpResponseStatus.BAD_REQUEST, "bad-request",
+                    "malformed or oversized request line or headers");
+            return;
+        }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         String path = new QueryStringDecoder(request.uri()).path();
         if (path.startsWith(API)) {
@@ -55,7 +61,7 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
         switch (path) {
             case "/health/live" -> HttpResponses.json(ctx, keepAlive, HttpResponseStatus.OK, Map.of("status", "live"));
             case "/health/ready" -> readiness.get().whenComplete((r, e) -> ctx.executor().execute(() -> {
-                Readiness state = e != null ? Readiness.notReady("readiness check failed: " + e) : r;
+                Readiness state = e != null ? Readiness.notReady("readiness check failed") : r;
                 HttpResponses.json(ctx, keepAlive,
                         state.ready() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, state.toMap());
             }));
@@ -83,8 +89,9 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
             route.handle(new ApiRequest(ctx, request, segments, keepAlive));
         } catch (RuntimeException e) {
             LOG.warn("API call failed: {} {}", request.method(), request.uri(), e);
+            // Details stay in our log; a client learns nothing about our internals.
             HttpResponses.error(ctx, keepAlive, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal",
-                    e.getClass().getSimpleName());
+                    "the request could not be handled");
         } finally {
             request.release();
         }

@@ -16,7 +16,10 @@ import org.fleetpipe.teltonika.server.tcp.Transports;
 /** The HTTP listener: health, readiness, metrics and the operator API. */
 public final class OperatorHttpServer {
 
+    /** The largest body (a bulk admission change of 10,000 IMEIs is about 200 KiB). */
     private static final int MAX_REQUEST_BYTES = 1024 * 1024;
+    private static final int MAX_INITIAL_LINE = 4096;
+    private static final int MAX_HEADERS = 8192;
 
     private Channel listener;
 
@@ -32,7 +35,7 @@ public final class OperatorHttpServer {
                     protected void initChannel(Channel ch) {
                         ch.pipeline()
                                 .addLast(new ReadTimeoutHandler(60))
-                                .addLast(new HttpServerCodec())
+                                .addLast(new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADERS, 8192))
                                 .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
                                 .addLast(new HttpRequestSequencer())
                                 .addLast(handler);

@@ -53,7 +53,7 @@ public final class CommandRoutes implements ApiRoute {
         String id = call.segments()[1];
         store.get(id).whenComplete((fields, error) -> {
             if (error != null) {
-                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", error.toString());
+                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
             } else if (fields.isEmpty()) {
                 call.error(HttpResponseStatus.NOT_FOUND, "not-found", "no command " + id);
             } else {
@@ -100,7 +100,7 @@ public final class CommandRoutes implements ApiRoute {
         String id = UUID.randomUUID().toString();
         store.enqueue(id, imei, codec, text, System.currentTimeMillis() + ttlMs).whenComplete((length, error) -> {
             if (error != null) {
-                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", error.toString());
+                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
             } else if (length < 0) {
                 metrics.command("rejected");
                 call.error(HttpResponseStatus.TOO_MANY_REQUESTS, "queue-full", "device " + imei + " already has "

@@ -70,7 +70,7 @@ public final class DeviceRoutes implements ApiRoute {
                     call.json(HttpResponseStatus.OK, body);
                     return null;
                 }).exceptionally(error -> {
-                    call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", error.toString());
+                    call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
                     return null;
                 });
     }

@@ -32,7 +32,7 @@ public final class InstanceRoutes implements ApiRoute {
         }
         directory.live().whenComplete((live, error) -> {
             if (error != null) {
-                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", error.toString());
+                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
                 return;
             }
             List<Map<String, Object>> instances = new ArrayList<>();

@@ -110,7 +110,7 @@ public final class OpsRoutes {
         redis.zrangebyscore(key, Range.create(since, Long.MAX_VALUE), Limit.create(0, limit))
                 .whenComplete((entries, error) -> {
                     if (error != null) {
-                        call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", error.toString());
+                        call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
                         return;
                     }
                     List<Object> parsed = new ArrayList<>();
@@ -134,7 +134,7 @@ public final class OpsRoutes {
         boolean dryRun = dry != null && !dry.isEmpty() && (dry.get(0).isEmpty() || dry.get(0).equals("true"));
         purger.purgeSoon(dryRun).whenComplete((report, error) -> {
             if (error != null) {
-                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "purge-failed", error.toString());
+                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "purge-failed", "the purge could not finish; see the server log");
                 return;
             }
             call.json(HttpResponseStatus.OK, view(report));

@@ -1,0 +1,95 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Hostile HTTP: oversized parts and malformed bodies get a 4xx in the error shape, never internals. */
+@WithRedis
+class HttpHardeningIT {
+
+    private IngestionServer server;
+
+    @BeforeEach
+    void start(RedisFixture redis) throws Exception {
+        server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(), "tcp-port", 0,
+                "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1", "api-token", "t"))).start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+    }
+
+    private String raw(String request) throws Exception {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.httpAddress().getPort())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String post(String path, String body) {
+        return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + body.getBytes(StandardCharsets.UTF_8).length
+                + "\r\n\r\n" + body;
+    }
+
+    private static void assertNoInternals(String answer) {
+        assertThat(answer).doesNotContain("org.fleetpipe").doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void oversizedRequestLine_is400WithTheErrorShape() throws Exception {
+        String answer = raw("GET /health/live?" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+
+        assertThat(answer).startsWith("HTTP/1.1 400").contains("\"error\":\"bad-request\"");
+        assertNoInternals(answer);
+    }
+
+    @Test
+    void oversizedHeaders_are400() throws Exception {
+        String answer = raw("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(20_000) + "\r\n\r\n");
+
+        assertThat(answer).startsWith("HTTP/1.1 400");
+        assertNoInternals(answer);
+    }
+
+    @Test
+    void oversizedBody_isRefused() throws Exception {
+        // The declared length is enough to refuse; the body is never buffered.
+        String answer = raw("POST /api/v1/admission/allowed HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{\"add\":[");
+
+        assertThat(answer).startsWith("HTTP/1.1 413");
+    }
+
+    @Test
+    void malformedJsonAndWrongTypes_are400WithTheErrorShape() throws Exception {
+        String path = "/api/v1/devices/352093081452251/commands";
+        for (String body : new String[] {"{", "[]", "{\"command\": 42}", "{\"command\":\"getinfo\",\"codec\":\"x\"}",
+                "{\"command\":\"getinfo\",\"wait_ms\":\"soon\"}", "{\"command\":\"getinfo\",\"ttl_ms\":[1]}",
+                "\u0000\u0001garbage"}) {
+            String answer = raw(post(path, body));
+            assertThat(answer).as(body).startsWith("HTTP/1.1 400").contains("\"error\":").contains("\"message\":");
+            assertNoInternals(answer);
+        }
+        String answer = raw(post("/api/v1/admission/denied", "{\"add\":[{\"x\":1}]}"));
+        assertThat(answer).startsWith("HTTP/1.1 400").contains("bad-imei");
+    }
+}
