@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +66,7 @@ import org.fleetpipe.teltonika.server.tcp.PipelineServices;
 import org.fleetpipe.teltonika.server.tcp.TcpChannelInitializer;
 import org.fleetpipe.teltonika.server.tcp.TcpServer;
 import org.fleetpipe.teltonika.server.tcp.Transports;
+import org.fleetpipe.teltonika.server.tls.ReloadingSslContext;
 import org.fleetpipe.teltonika.server.udp.UdpPacketHandler;
 import org.fleetpipe.teltonika.server.udp.UdpServer;
 import org.slf4j.Logger;
@@ -80,6 +82,9 @@ public final class IngestionServer implements AutoCloseable {
 
     private final ServerSettings settings;
     private final TcpServer tcp = new TcpServer();
+    private final TcpServer tlsTcp = new TcpServer();
+    private ReloadingSslContext tlsContext;
+    private InetSocketAddress tlsAddress;
     private final UdpServer udp = new UdpServer();
     private final OperatorHttpServer http = new OperatorHttpServer();
     private final PendingCalls pendingCalls = new PendingCalls();
@@ -179,6 +184,12 @@ public final class IngestionServer implements AutoCloseable {
         MetricsBootstrap.eventLoops(registry, workers);
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(),
                 new TcpChannelInitializer(services));
+        if (settings.tls().enabled()) {
+            tlsContext = new ReloadingSslContext(Path.of(settings.tls().certFile()), Path.of(settings.tls().keyFile()),
+                    settings.tls().reloadCheck());
+            tlsAddress = tlsTcp.bind(boss, workers, settings.bindAddress(), settings.tls().port(),
+                    new TcpChannelInitializer(services, tlsContext, settings.tls().handshakeTimeout().toMillis()));
+        }
         if (settings.udpPort() > 0) {
             udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
                     settings.decodeLimits().maxFrameBytes(),
@@ -214,8 +225,9 @@ public final class IngestionServer implements AutoCloseable {
         // Every script class exists by now; the devices that connected meanwhile are safe either way.
         LuaScript.loadAll(redis.connection().sync());
         janitor.start();
-        LOG.info("ready: instance={} tcp={} udp={} http={} redis={} transport={}", id, tcpAddress,
-                udpAddress == null ? "off" : udpAddress, httpAddress, redactedRedisUrl(), Transports.name());
+        LOG.info("ready: instance={} tcp={} tls={} udp={} http={} redis={} transport={}", id, tcpAddress,
+                tlsAddress == null ? "off" : tlsAddress, udpAddress == null ? "off" : udpAddress, httpAddress,
+                redactedRedisUrl(), Transports.name());
     }
 
     private String startEmbeddedRedis() {
@@ -294,7 +306,9 @@ public final class IngestionServer implements AutoCloseable {
             purger.close();
         }
         tcp.stopAccepting();
+        tlsTcp.stopAccepting();
         tcp.stopReading(left(deadline));
+        tlsTcp.stopReading(left(deadline));
         udp.stopReading();
         if (!pendingCalls.awaitIdle(left(deadline))) {
             LOG.warn("{} packets or Redis calls still under way after {}; their devices get no ACK and will resend",
@@ -303,6 +317,10 @@ public final class IngestionServer implements AutoCloseable {
         udp.close();
         // Closing and releasing always get a moment, even when the writes used up the grace.
         tcp.closeAll(atLeastASecond(deadline));
+        tlsTcp.closeAll(atLeastASecond(deadline));
+        if (tlsContext != null) {
+            tlsContext.close();
+        }
         awaitSessionsGone(atLeastASecond(deadline));
         pendingCalls.awaitIdle(atLeastASecond(deadline));
         if (heartbeat != null) {
@@ -346,6 +364,11 @@ public final class IngestionServer implements AutoCloseable {
 
     public InetSocketAddress tcpAddress() {
         return tcpAddress;
+    }
+
+    /** The TLS listener's address, or null when TLS is off. */
+    public InetSocketAddress tlsAddress() {
+        return tlsAddress;
     }
 
     public InetSocketAddress udpAddress() {

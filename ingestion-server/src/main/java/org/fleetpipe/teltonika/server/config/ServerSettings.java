@@ -18,6 +18,7 @@ public record ServerSettings(
         int tcpPort,
         int udpPort,
         int httpPort,
+        TlsSettings tls,
         Optional<String> redisUrl,
         Duration redisCommandTimeout,
         String redisNamespace,
@@ -49,7 +50,7 @@ public record ServerSettings(
 
     /** Copy with other listener ports; tests bind to 0 to get free ones. */
     public ServerSettings withPorts(int tcp, int udp, int http) {
-        return new ServerSettings(bindAddress, tcp, udp, http, redisUrl, redisCommandTimeout, redisNamespace,
+        return new ServerSettings(bindAddress, tcp, udp, http, tls, redisUrl, redisCommandTimeout, redisNamespace,
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
                 refusalLogInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,

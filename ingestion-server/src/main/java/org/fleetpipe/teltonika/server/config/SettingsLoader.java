@@ -77,6 +77,7 @@ public final class SettingsLoader {
                 port(c, "tcp-port"),
                 port(c, "udp-port"),
                 port(c, "http-port"),
+                tls(c),
                 url.isEmpty() ? Optional.empty() : Optional.of(redisUrl(url)),
                 positive(c, "redis.command-timeout"),
                 c.getString("redis.namespace"),
@@ -153,6 +154,17 @@ public final class SettingsLoader {
 
     private static boolean isBlank(String s) {
         return s == null || s.isBlank();
+    }
+
+    private static TlsSettings tls(Config c) {
+        int port = port(c, "tls.port");
+        String cert = c.getString("tls.cert-file").trim();
+        String key = c.getString("tls.key-file").trim();
+        if (port > 0 && (cert.isEmpty() || key.isEmpty())) {
+            throw new SettingsException(ROOT + ".tls.port (TLS_PORT): " + port + " needs tls.cert-file (TLS_CERT_FILE) "
+                    + "and tls.key-file (TLS_KEY_FILE)");
+        }
+        return new TlsSettings(port, cert, key, positive(c, "tls.handshake-timeout"), positive(c, "tls.reload-check"));
     }
 
     private static AdmissionMode admissionMode(String text) {

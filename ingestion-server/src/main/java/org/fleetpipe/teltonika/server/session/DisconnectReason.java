@@ -16,6 +16,7 @@ public enum DisconnectReason {
     DUPLICATE_LOGIN("duplicate-login"),
     TAKEN_OVER("taken-over"),
     IO_ERROR("io-error"),
+    TLS_FAILURE("tls-failure"),
     SHUTDOWN("shutdown");
 
     private final String label;

@@ -52,6 +52,12 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof javax.net.ssl.SSLException || cause.getCause() instanceof javax.net.ssl.SSLException) {
+            // Plain text on the TLS port, a failed handshake, a client without our CA: common, not ours to fix.
+            LOG.debug("TLS failure remote={}: {}", ctx.channel().remoteAddress(), cause.toString());
+            Disconnector.close(ctx.channel(), DisconnectReason.TLS_FAILURE, "TLS: " + cause.getMessage());
+            return;
+        }
         if (cause instanceof IOException) {
             LOG.debug("device connection error remote={}: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {

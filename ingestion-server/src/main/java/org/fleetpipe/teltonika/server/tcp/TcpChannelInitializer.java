@@ -3,7 +3,10 @@ package org.fleetpipe.teltonika.server.tcp;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
@@ -24,8 +27,18 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
     private final CommandFrameDecoder commandDecoder;
     private final FrameRejector rejector;
 
+    private final Supplier<SslContext> tls;
+    private final long handshakeTimeoutMillis;
+
     public TcpChannelInitializer(PipelineServices services) {
+        this(services, null, 0);
+    }
+
+    /** A pipeline behind TLS: the same handlers after an SslHandler from {@code tls} (newest context). */
+    public TcpChannelInitializer(PipelineServices services, Supplier<SslContext> tls, long handshakeTimeoutMillis) {
         this.services = services;
+        this.tls = tls;
+        this.handshakeTimeoutMillis = handshakeTimeoutMillis;
         ServerSettings s = services.settings();
         DecodeLimits limits = s.decodeLimits();
         this.tracker = new ConnectionTracker(services.metrics(), s.maxConnections(),
@@ -41,6 +54,11 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         ServerSettings s = services.settings();
         ChannelPipeline p = ch.pipeline();
         p.addLast(HandlerNames.TRACKER, tracker);
+        if (tls != null) {
+            SslHandler ssl = tls.get().newHandler(ch.alloc());
+            ssl.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
+            p.addLast(HandlerNames.TLS, ssl);
+        }
         p.addLast(HandlerNames.IDLE, new IdleStateHandler(s.loginTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
         p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector));
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.maxQueuedFrames(), services.metrics()));

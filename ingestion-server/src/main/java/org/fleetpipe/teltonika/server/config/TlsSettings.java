@@ -1,0 +1,18 @@
+package org.fleetpipe.teltonika.server.config;
+
+import java.time.Duration;
+
+/**
+ * The optional device TLS listener.
+ *
+ * @param port     0 = off
+ * @param certFile PEM certificate chain
+ * @param keyFile  PEM private key (PKCS#8 or PKCS#1 RSA)
+ */
+public record TlsSettings(int port, String certFile, String keyFile, Duration handshakeTimeout,
+                          Duration reloadCheck) {
+
+    public boolean enabled() {
+        return port > 0;
+    }
+}
