@@ -316,8 +316,10 @@ public final class IngestionServer implements AutoCloseable {
         }
         udp.close();
         // Closing and releasing always get a moment, even when the writes used up the grace.
-        tcp.closeAll(atLeastASecond(deadline));
-        tlsTcp.closeAll(atLeastASecond(deadline));
+        // Within the grace: the drain window never pushes the stop past it.
+        Duration window = min(settings.drainWindow(), left(deadline));
+        tcp.closeAll(window, atLeastASecond(deadline));
+        tlsTcp.closeAll(window, atLeastASecond(deadline));
         if (tlsContext != null) {
             tlsContext.close();
         }
@@ -347,6 +349,10 @@ public final class IngestionServer implements AutoCloseable {
 
     private static Duration left(long deadline) {
         return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private static Duration atLeastASecond(long deadline) {

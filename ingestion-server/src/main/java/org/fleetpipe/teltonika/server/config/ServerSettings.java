@@ -46,7 +46,8 @@ public record ServerSettings(
         long telemetryStreamMaxLen,
         int deadLetterMaxEntries,
         int deadLetterMaxFrameBytes,
-        Duration shutdownGrace) {
+        Duration shutdownGrace,
+        Duration drainWindow) {
 
     /** Copy with other listener ports; tests bind to 0 to get free ones. */
     public ServerSettings withPorts(int tcp, int udp, int http) {
@@ -55,6 +56,6 @@ public record ServerSettings(
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
                 refusalLogInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
-                deadLetterMaxFrameBytes, shutdownGrace);
+                deadLetterMaxFrameBytes, shutdownGrace, drainWindow);
     }
 }

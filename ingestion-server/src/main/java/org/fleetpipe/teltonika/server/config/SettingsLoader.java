@@ -118,7 +118,8 @@ public final class SettingsLoader {
                 longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE),
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
-                positive(c, "shutdown.grace"));
+                positive(c, "shutdown.grace"),
+                c.getDuration("shutdown.drain-window"));
         return s;
     }
 

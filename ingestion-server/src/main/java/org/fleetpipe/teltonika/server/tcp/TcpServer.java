@@ -68,11 +68,28 @@ public final class TcpServer {
 
     /** Closes every device connection; returns once they are closed or the timeout passed. */
     public void closeAll(Duration timeout) {
-        for (Channel ch : devices) {
-            ch.eventLoop().execute(() -> {
+        closeAll(Duration.ZERO, timeout);
+    }
+
+    /**
+     * Closes every device connection, spread evenly over {@code window}, so that thousands of
+     * devices do not all reconnect to the other replicas in the same second; returns once they
+     * are closed or the timeout passed.
+     */
+    public void closeAll(Duration window, Duration timeout) {
+        java.util.List<Channel> open = new java.util.ArrayList<>(devices);
+        long step = open.isEmpty() ? 0 : window.toNanos() / open.size();
+        for (int i = 0; i < open.size(); i++) {
+            Channel ch = open.get(i);
+            Runnable close = () -> {
                 DeviceSession.of(ch).closing(DisconnectReason.SHUTDOWN);
                 ch.close();
-            });
+            };
+            if (step == 0) {
+                ch.eventLoop().execute(close);
+            } else {
+                ch.eventLoop().schedule(close, step * i, java.util.concurrent.TimeUnit.NANOSECONDS);
+            }
         }
         devices.newCloseFuture().awaitUninterruptibly(timeout.toMillis());
     }

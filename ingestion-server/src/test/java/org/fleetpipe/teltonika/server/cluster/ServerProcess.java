@@ -38,6 +38,7 @@ final class ServerProcess implements AutoCloseable {
         builder.environment().put("UDP_PORT", "0");
         builder.environment().put("HTTP_PORT", Integer.toString(httpPort));
         builder.environment().put("BIND_ADDRESS", "127.0.0.1");
+        builder.environment().put("DRAIN_WINDOW", "0s");
         builder.environment().putAll(env);
         process = builder.start();
         Thread pump = new Thread(this::pump, "server-output-" + tcpPort);
