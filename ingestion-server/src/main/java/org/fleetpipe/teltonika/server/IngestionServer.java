@@ -172,7 +172,7 @@ public final class IngestionServer implements AutoCloseable {
                 "deny", new DenyListener(sessions, async, keys)));
         events.listen(id);
         TelemetryWriter writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
-                new TelemetryEntryMapper(identity::id));
+                new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice());
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,

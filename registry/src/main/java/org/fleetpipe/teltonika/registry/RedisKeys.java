@@ -94,6 +94,11 @@ public final class RedisKeys {
         return prefix + "device:messages";
     }
 
+    /** Sorted set of a device's recent record identities, for deduplicating resent records. */
+    public String dedup(String imei) {
+        return prefix + "dedup:" + imei;
+    }
+
     public String allowedDevices() {
         return prefix + "devices:allowed";
     }

@@ -44,6 +44,8 @@ public record ServerSettings(
         Duration loginTimeout,
         Duration readIdleTimeout,
         long telemetryStreamMaxLen,
+        Duration dedupWindow,
+        int dedupPerDevice,
         int deadLetterMaxEntries,
         int deadLetterMaxFrameBytes,
         Duration shutdownGrace,
@@ -55,7 +57,8 @@ public record ServerSettings(
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
                 refusalLogInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
-                maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, deadLetterMaxEntries,
+                maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, dedupWindow, dedupPerDevice,
+                deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace, drainWindow);
     }
 }

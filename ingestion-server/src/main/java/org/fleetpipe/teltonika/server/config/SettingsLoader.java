@@ -116,6 +116,8 @@ public final class SettingsLoader {
                 positive(c, "timeouts.login"),
                 positive(c, "timeouts.read-idle"),
                 longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE),
+                notNegative(c, "telemetry.dedup-window"),
+                intIn(c, "telemetry.dedup-per-device", 1, 100_000),
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
                 positive(c, "shutdown.grace"),
@@ -209,6 +211,14 @@ public final class SettingsLoader {
             throw new SettingsException(ROOT + "." + key + ": " + v + " is outside 0..1");
         }
         return v;
+    }
+
+    private static Duration notNegative(Config c, String key) {
+        Duration d = c.getDuration(key);
+        if (d.isNegative()) {
+            throw new SettingsException(ROOT + "." + key + ": must not be negative, got " + d);
+        }
+        return d;
     }
 
     private static Duration positive(Config c, String key) {

@@ -7,6 +7,9 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 /** Persists the records of one packet; completes only when all of them are stored. */
 public interface TelemetryWriter {
 
-    /** Completes with the number of records stored, or exceptionally when none may be acknowledged. */
+    /**
+     * Completes with the number of records newly stored (the rest were duplicates of records stored
+     * before, so the whole packet may be acknowledged), or exceptionally when none may be.
+     */
     CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis);
 }

@@ -25,6 +25,7 @@ public final class IngestionMetrics {
     private final Map<DisconnectReason, Counter> closed = new EnumMap<>(DisconnectReason.class);
     private final Map<CodecId, Counter> framesReceived = new EnumMap<>(CodecId.class);
     private final Map<CodecId, Counter> recordsWritten = new EnumMap<>(CodecId.class);
+    private final Map<CodecId, Counter> recordsDuplicate = new EnumMap<>(CodecId.class);
     private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
     private final Map<String, Counter> logins = new ConcurrentHashMap<>();
     private final Map<String, Counter> redisErrors = new ConcurrentHashMap<>();
@@ -47,6 +48,9 @@ public final class IngestionMetrics {
                     .register(registry));
             if (codec.isAvl()) {
                 recordsWritten.put(codec, Counter.builder("teltonika.records.written").tag("codec", codec.label())
+                        .register(registry));
+                recordsDuplicate.put(codec, Counter.builder("teltonika.records.duplicate").tag("codec", codec.label())
+                        .description("records acknowledged but not stored again: resent within the dedup window")
                         .register(registry));
             }
         }
@@ -116,8 +120,12 @@ public final class IngestionMetrics {
         pings.increment();
     }
 
-    public void recordsWritten(CodecId codec, int n) {
-        recordsWritten.get(codec).increment(n);
+    /** A packet of {@code total} records was acknowledged; {@code stored} of them were new. */
+    public void recordsWritten(CodecId codec, int stored, int total) {
+        recordsWritten.get(codec).increment(stored);
+        if (total > stored) {
+            recordsDuplicate.get(codec).increment(total - stored);
+        }
     }
 
     /** A frame or datagram refused; {@code reason} is a codec reason label or a session rule. */

@@ -88,7 +88,7 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
             Disconnector.close(channel, DisconnectReason.REDIS_FAILURE, "telemetry write failed");
             return;
         }
-        metrics.recordsWritten(packet.codec(), stored);
+        metrics.recordsWritten(packet.codec(), stored, packet.size());
         session.recordsStored(System.currentTimeMillis());
         if (!channel.isActive()) {
             // Stored but the device is gone: it will resend, a duplicate it is up to dedup to catch.

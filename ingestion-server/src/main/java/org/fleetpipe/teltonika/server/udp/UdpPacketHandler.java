@@ -96,7 +96,7 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
                     error.toString());
             return;
         }
-        metrics.recordsWritten(packet.packet().codec(), stored);
+        metrics.recordsWritten(packet.packet().codec(), stored, packet.packet().size());
         UdpAck ack = new UdpAck(packet.packetId(), packet.avlPacketId(), packet.packet().size());
         channel.writeAndFlush(new DatagramPacket(ack.writeTo(channel.alloc().buffer(UdpAck.BYTES)), sender));
         metrics.ackLatencyNanos(System.nanoTime() - startNanos);

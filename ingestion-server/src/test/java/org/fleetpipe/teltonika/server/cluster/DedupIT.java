@@ -1,0 +1,159 @@
+package org.fleetpipe.teltonika.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
+import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Resent records are stored once: on the same connection, after a lost ACK on another replica, in a race. */
+@WithRedis
+class DedupIT {
+
+    private static final String IMEI = TestImeis.WIKI;
+
+    private final List<IngestionServer> servers = new ArrayList<>();
+    private final List<DeviceClient> devices = new ArrayList<>();
+    private RedisFixture redis;
+    private StatefulRedisConnection<String, String> connection;
+    private RedisCommands<String, String> commands;
+
+    @BeforeEach
+    void connect(RedisFixture redis) {
+        this.redis = redis;
+        connection = redis.client().connect();
+        commands = connection.sync();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (DeviceClient d : devices) {
+            d.close();
+        }
+        for (IngestionServer s : servers) {
+            s.close();
+        }
+        connection.close();
+    }
+
+    private IngestionServer server(Map<String, Object> extra) throws InterruptedException {
+        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
+                "http-port", 0, "bind-address", "127.0.0.1"));
+        settings.putAll(extra);
+        IngestionServer server = new IngestionServer(SettingsLoader.load(settings)).start();
+        servers.add(server);
+        return server;
+    }
+
+    private DeviceClient device(IngestionServer on) throws Exception {
+        DeviceClient device = DeviceClient.connect(on.tcpAddress().getPort());
+        devices.add(device);
+        assertThat(device.login(IMEI)).isEqualTo(1);
+        return device;
+    }
+
+    @Test
+    void resentOnTheSameConnection_isAckedAgain_butStoredOnce() throws Exception {
+        IngestionServer a = server(Map.of());
+        byte[] packet = Frames.avl(new RandomAvl(7).packet(CodecId.CODEC_8E, 5));
+        DeviceClient device = device(a);
+
+        assertThat(device.sendAndReadAck(packet)).isEqualTo(5);
+        assertThat(device.sendAndReadAck(packet)).as("acked in full: the device must drop them").isEqualTo(5);
+
+        assertThat(commands.xlen("telemetry")).isEqualTo(5);
+    }
+
+    @Test
+    void ackLostThenResentToTheOtherReplica_oneEntryPerRecord() throws Exception {
+        IngestionServer a = server(Map.of());
+        IngestionServer b = server(Map.of());
+        byte[] packet = Frames.avl(new RandomAvl(8).packet(CodecId.CODEC_8, 10));
+
+        DeviceClient first = device(a);
+        first.send(packet);
+        // The server wrote the records; the device goes away before it reads the ACK.
+        await().atMost(Duration.ofSeconds(10)).until(() -> commands.xlen("telemetry") == 10);
+        first.close();
+
+        DeviceClient second = device(b);
+        assertThat(second.sendAndReadAck(packet)).isEqualTo(10);
+
+        assertThat(commands.xlen("telemetry")).isEqualTo(10);
+    }
+
+    @Test
+    void sameTimestampDifferentContent_isADifferentRecord() throws Exception {
+        IngestionServer a = server(Map.of());
+        AvlRecord record = new RandomAvl(9).packet(CodecId.CODEC_8, 1).records().get(0);
+        AvlRecord moved = new AvlRecord(record.timestamp(), record.priority(),
+                new org.fleetpipe.teltonika.codec.avl.GpsElement(record.gps().longitude() + 1, record.gps().latitude(),
+                        record.gps().altitude(), record.gps().angle(), record.gps().satellites(), record.gps().speed()),
+                record.eventIoId(), record.generationType(), record.io());
+        DeviceClient device = device(a);
+
+        device.sendAndReadAck(Frames.avl(new AvlPacket(CodecId.CODEC_8, List.of(record))));
+        device.sendAndReadAck(Frames.avl(new AvlPacket(CodecId.CODEC_8, List.of(moved))));
+
+        assertThat(commands.xlen("telemetry")).isEqualTo(2);
+    }
+
+    @Test
+    void dedupOff_storesEveryResend() throws Exception {
+        IngestionServer a = server(Map.of("telemetry.dedup-window", "0s"));
+        byte[] packet = Frames.avl(new RandomAvl(10).packet(CodecId.CODEC_16, 3));
+        DeviceClient device = device(a);
+
+        device.sendAndReadAck(packet);
+        device.sendAndReadAck(packet);
+
+        assertThat(commands.xlen("telemetry")).isEqualTo(6);
+        assertThat(commands.exists("dedup:" + IMEI)).isZero();
+    }
+
+    @Test
+    void twoWritersRacingOnOneResend_storeItOnce() throws Exception {
+        // Two replicas' writers on their own connections, the same packet at the same moment.
+        RedisKeys keys = new RedisKeys("");
+        try (StatefulRedisConnection<String, String> c1 = redis.client().connect();
+             StatefulRedisConnection<String, String> c2 = redis.client().connect()) {
+            RedisTelemetryWriter w1 = new RedisTelemetryWriter(c1.async(), keys, 0, new TelemetryEntryMapper("a-1"),
+                    Duration.ofHours(1), 128);
+            RedisTelemetryWriter w2 = new RedisTelemetryWriter(c2.async(), keys, 0, new TelemetryEntryMapper("b-1"),
+                    Duration.ofHours(1), 128);
+            Imei imei = new Imei(IMEI);
+            for (int round = 0; round < 200; round++) {
+                AvlPacket packet = new RandomAvl(1000 + round).packet(CodecId.CODEC_8, 4);
+                long rx = System.currentTimeMillis() + round;
+                CompletableFuture<Integer> first = w1.write(imei, packet, rx).toCompletableFuture();
+                CompletableFuture<Integer> second = w2.write(imei, packet, rx).toCompletableFuture();
+                assertThat(first.join() + second.join()).as("round %d: stored once in all", round).isEqualTo(4);
+            }
+        }
+        assertThat(commands.xlen("telemetry")).isEqualTo(800);
+    }
+}
