@@ -108,10 +108,11 @@ script=$(cat ingestion-server/src/main/resources/ingest/append-packet.lua)
 eval_args=(2 telemetry-bench device:info:352093081452251 "$maxlen" 1763800000000 "$records")
 for _ in $(seq "$records"); do eval_args+=("${#entry[@]}" "${entry[@]}"); done
 eval_n=$((1000000 / records))
+sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
 redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" --csv \
-  EVAL "$script" "${eval_args[@]}" > "$out/eval.csv"
+  EVALSHA "$sha" "${eval_args[@]}" > "$out/eval.csv"
 eval_rps=$(csv_rps "$out/eval.csv")
-printf '    EVAL      %12.0f records/s   (append-packet.lua, %d records per call, -c 50 -P 16 -n %d)\n' \
+printf '    EVALSHA   %12.0f records/s   (append-packet.lua, %d records per call, -c 50 -P 16 -n %d)\n' \
   "$(python3 -c "print($eval_rps * $records)")" "$records" "$eval_n"
 redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench >/dev/null
 
@@ -162,15 +163,17 @@ jfr_start closed 20s
 thread_ticks "$server_pid" > "$out/threads-before.txt"
 redis_before=$(process_ticks "$redis_pid")
 cpu_started=$(date +%s.%N)
-sim --load --connections "$connections" --records "$records" --duration "$duration" --progress 0 \
-  > "$out/closed.log" 2>&1 || { echo "simulator failed:"; tail -15 "$out/closed.log"; exit 1; }
+TIMEFORMAT='%U %S'
+{ time sim --load --connections "$connections" --records "$records" --duration "$duration" --progress 0 \
+  > "$out/closed.log" 2>&1; } 2> "$out/simulator-cpu.txt" \
+  || { echo "simulator failed:"; tail -15 "$out/closed.log"; exit 1; }
 cpu_seconds=$(python3 -c "import time; print(time.time() - $cpu_started)")
 thread_ticks "$server_pid" > "$out/threads-after.txt"
 redis_after=$(process_ticks "$redis_pid")
 load_rate=$(awk '/^throughput/ {print $2}' "$out/closed.log")
 sed -n -e 's/^/    /' -e '/^    \(packets\|records\|resends\|ack latency\|throughput\|result\)/p' "$out/closed.log"
 python3 - "$out/threads-before.txt" "$out/threads-after.txt" "$cpu_seconds" "$redis_before" "$redis_after" \
-  "$(getconf CLK_TCK)" <<'PY'
+  "$(getconf CLK_TCK)" "$(cat "$out/simulator-cpu.txt")" "$load_rate" <<'PY'
 import collections, sys
 def load(p):
     return {l.split()[0]: (int(l.split()[1]), l.split()[2]) for l in open(p) if l.strip()}
@@ -185,6 +188,11 @@ print(f"      server total {100.0 * total / hz / secs:5.1f} %; busiest threads:"
       ", ".join(f"{n} {100.0 * t / hz / secs:.0f} %" for t, n in sorted(rows, reverse=True)[:5]))
 redis = int(sys.argv[5]) - int(sys.argv[4])
 print(f"      redis-server {100.0 * redis / hz / secs:5.1f} %")
+sim = sum(float(x) for x in sys.argv[7].split())
+print(f"      simulator    {100.0 * sim / secs:5.1f} %  (its JVM start included)")
+rate = float(sys.argv[8])
+print(f"      CPU per acknowledged record: server {1e6 * total / hz / secs / rate:.1f} us, "
+      f"redis {1e6 * redis / hz / secs / rate:.1f} us, simulator {1e6 * sim / secs / rate:.1f} us")
 PY
 
 # ---------------------------------------------------------------- (c) ratio
