@@ -12,6 +12,7 @@
 # The default N is what fits under that limit for the server and for the simulator.
 #
 # Usage: bench/connection-scale.sh [connections] [start-spread=10s]
+# Env:   JFR=1  record the server with JFR while the devices log in and print its hottest frames
 # Needs redis-server and redis-cli on the PATH. Bounded to about 3 minutes; stops what it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,6 +100,11 @@ measure() {
 read -r heap0 direct0 rss0 < <(measure)
 jcmd "$server_pid" GC.heap_info > "$out/heap-before.txt"
 
+if [[ -n ${JFR:-} ]]; then
+  jcmd "$server_pid" JFR.start name=logins settings=profile filename="$out/logins.jfr" >/dev/null
+fi
+overflows() { awk '/^TcpExt:/ {if (!h) {for (i = 1; i <= NF; i++) if ($i == "ListenOverflows") c = i; h = 1} else print $c}' /proc/net/netstat; }
+overflows_before=$(overflows)
 sim_duration=150s
 java -Xss256k -jar "$sim_jar" --host "$host" --port "$tcp_port" --devices "$n" --interval 1h --records 1 \
   --duration "$sim_duration" --start-spread "$spread" --source-addresses "$sources" --ack-timeout 60s \
@@ -120,6 +126,10 @@ done
 if [[ -z $last ]]; then
   echo "only $active of $n connections after 120 s"; tail -5 "$out/simulator.log"; exit 1
 fi
+if [[ -n ${JFR:-} ]]; then
+  jcmd "$server_pid" JFR.stop name=logins >/dev/null
+fi
+overflows_after=$(overflows)
 sleep 3   # let the last first packets be acknowledged
 records=$(metric 'teltonika_records_written_total')
 read -r heap1 direct1 rss1 < <(measure)
@@ -137,6 +147,13 @@ print(f"heap          {heap0 / 2**20:,.1f} MiB -> {heap1 / 2**20:,.1f} MiB after
 print(f"direct (NMT Other) {d0 / 2**20:,.1f} MiB -> {d1 / 2**20:,.1f} MiB: {(d1 - d0) / n / 1024:.2f} KiB per connection")
 print(f"RSS           {r0 / 2**20:,.0f} MiB -> {r1 / 2**20:,.0f} MiB: {(r1 - r0) / n / 1024:.1f} KiB per connection (heap not returned to the OS counts here)")
 PY
+echo "listen queue overflows while logging in: $((overflows_after - overflows_before)) (TcpExtListenOverflows, whole machine; each dropped SYN is retried after 1 s)"
 echo "top of the heap histogram (after):"
 sed -n '3,15p' "$out/histogram.txt"
 echo "   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ -n ${JFR:-} && -f $out/logins.jfr ]]; then
+  echo "JFR while the devices logged in: $out/logins.jfr"
+  jfr print --stack-depth 64 --events jdk.ExecutionSample,jdk.ObjectAllocationSample "$out/logins.jfr" \
+    > "$out/logins.samples.txt"
+  python3 bench/jfr-top.py "$out/logins.samples.txt" 15
+fi
