@@ -217,12 +217,15 @@ jfr_start half 20s
 # start, after 10 s and at the end: the steady state excludes the logins and the first packets.
 buckets() { curl -fs "http://$host:$http_port/metrics" | grep '^teltonika_ack_latency_seconds_bucket' > "$1"; }
 buckets "$out/buckets-0.txt"
+overflows() { awk '/^TcpExt:/ {if (!h) {for (i = 1; i <= NF; i++) if ($i == "ListenOverflows") c = i; h = 1} else print $c}' /proc/net/netstat; }
+overflows_0=$(overflows)
 sim --devices "$devices" --interval "${interval_ms}ms" --records "$records" --duration "$half_duration" \
   --progress 5s --imei-base 35209308200000 > "$out/half.log" 2>&1 &
 half_pid=$!
 pids+=("$half_pid")
 sleep 10
 buckets "$out/buckets-10.txt"
+overflows_10=$(overflows)
 wait "$half_pid" || { echo "simulator failed:"; tail -15 "$out/half.log"; exit 1; }
 buckets "$out/buckets-end.txt"
 sed -n -e 's/^/    /' -e '/^    \(\[\|packets\|records\|resends\|ack latency\|throughput\|result\)/p' "$out/half.log"
@@ -236,6 +239,7 @@ steady = [float(re.search(r"p99 ([\d.]+) ms", l).group(1)) for l in lines
 s = f", after the first 10 s worst 5 s interval p99 {max(steady):.2f} ms" if steady else ""
 print(f"    simulator: ACK p99 {p99:.2f} ms over the whole run{s}; target < 20 ms")
 PY
+echo "    listen queue overflows (TcpExtListenOverflows, whole machine): $((overflows_10 - overflows_0)) in the first 10 s, $(( $(overflows) - overflows_10 )) after"
 python3 - "$out"/buckets-{0,10,end}.txt <<'PY'
 import re, sys
 def load(p):
