@@ -212,7 +212,7 @@ print(d, d * $records * 1000 / $interval_ms)")
 echo
 echo "(d) open loop at ~50 % of (b): $devices devices x $records records every ${interval_ms}ms = $offered records/s offered, $half_duration"
 echo "  load: $(cut -d' ' -f1-3 /proc/loadavg) (includes this run's own step (b))"
-jfr_start half 20s
+jfr_start half 10s   # the first 10 s: logins and the start-up stall
 # The server's own teltonika_ack_latency_seconds histogram (frame in -> ACK written), read at the
 # start, after 10 s and at the end: the steady state excludes the logins and the first packets.
 buckets() { curl -fs "http://$host:$http_port/metrics" | grep '^teltonika_ack_latency_seconds_bucket' > "$1"; }
