@@ -32,6 +32,7 @@ public final class OptionsParser {
     private Duration progress = Duration.ofSeconds(5);
     private Duration drain = Duration.ofSeconds(10);
     private int threads = 2;
+    private Duration startSpread;
 
     private OptionsParser() {
     }
@@ -115,6 +116,7 @@ public final class OptionsParser {
             case "--progress" -> progress = duration(name, value, true);
             case "--drain" -> drain = duration(name, value, true);
             case "--threads" -> threads = (int) number(name, value, 1, 256);
+            case "--start-spread" -> startSpread = duration(name, value, true);
             default -> throw new UsageException("unknown option " + name);
         }
     }
@@ -141,7 +143,7 @@ public final class OptionsParser {
         }
         return new SimulatorOptions(new InetSocketAddress(server, port), devices, interval, records, codec,
                 transport, duration, imeiBase, maxPackets, load, sources, ackTimeout, backoffMin, backoffMax,
-                backlog, maxPacketBytes, progress, drain, threads);
+                backlog, maxPacketBytes, progress, drain, threads, startSpread);
     }
 
     private static long number(String name, String value, long min, long max) throws UsageException {

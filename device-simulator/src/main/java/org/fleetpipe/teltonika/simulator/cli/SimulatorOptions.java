@@ -15,12 +15,15 @@ import org.fleetpipe.teltonika.simulator.device.DeviceSettings;
  * @param sourceAddresses local addresses the devices take in turn; empty for the system's choice
  * @param progress        time between progress lines; zero for none
  * @param drain           how long to wait for outstanding ACKs once sending stops
+ * @param startSpread     devices start spread over this; null for the default (one interval, or in
+ *                        load mode up to a second)
  */
 public record SimulatorOptions(InetSocketAddress server, int devices, Duration interval, int records,
                                CodecChoice codec, TransportChoice transport, Duration duration, long imeiBase,
                                long maxPackets, boolean load, List<InetAddress> sourceAddresses,
                                Duration ackTimeout, Duration backoffMin, Duration backoffMax, int backlog,
-                               int maxPacketBytes, Duration progress, Duration drain, int threads) {
+                               int maxPacketBytes, Duration progress, Duration drain, int threads,
+                               Duration startSpread) {
 
     public SimulatorOptions {
         sourceAddresses = List.copyOf(sourceAddresses);

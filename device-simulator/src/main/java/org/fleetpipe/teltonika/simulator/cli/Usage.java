@@ -33,6 +33,8 @@ public final class Usage {
               --progress D            time between progress lines, 0 for none (default 5s)
               --drain D               once sending stops, wait up to this for outstanding ACKs (default 10s)
               --threads N             event loop threads (default 2)
+              --start-spread D        start the devices spread over D (default: one interval; in --load
+                                      mode 1 ms per connection, at most 1s)
               --help                  this text
 
             Durations: 500ms, 1s, 2m, 1h (a bare number is seconds).

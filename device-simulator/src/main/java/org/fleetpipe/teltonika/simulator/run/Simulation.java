@@ -104,6 +104,9 @@ public final class Simulation {
      * second so thousands of logins do not arrive in one burst.
      */
     private long startSpread() {
+        if (options.startSpread() != null) {
+            return options.startSpread().toNanos();
+        }
         if (options.load()) {
             return Math.min(MAX_LOAD_START_SPREAD_NANOS, TimeUnit.MILLISECONDS.toNanos(options.devices()));
         }

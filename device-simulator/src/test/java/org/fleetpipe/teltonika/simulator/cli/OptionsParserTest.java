@@ -27,6 +27,7 @@ class OptionsParserTest {
         assertThat(o.load()).isFalse();
         assertThat(o.sourceAddresses()).isEmpty();
         assertThat(o.threads()).isEqualTo(2);
+        assertThat(o.startSpread()).isNull();
     }
 
     @Test
@@ -36,7 +37,7 @@ class OptionsParserTest {
                 "--imei-base", "35000000000000", "--max-packets", "7", "--load", "--source-addresses",
                 "127.0.0.2, 127.0.0.3", "--ack-timeout", "3s", "--backoff-min", "100ms", "--backoff-max", "5s",
                 "--backlog", "500", "--max-packet-bytes", "4096", "--progress", "0", "--drain", "1s",
-                "--threads", "4");
+                "--threads", "4", "--start-spread", "20s");
 
         assertThat(o.server().getAddress().isLoopbackAddress()).isTrue();
         assertThat(o.server().getPort()).isEqualTo(15027);
@@ -59,6 +60,7 @@ class OptionsParserTest {
         assertThat(o.progress()).isZero();
         assertThat(o.drain()).isEqualTo(Duration.ofSeconds(1));
         assertThat(o.threads()).isEqualTo(4);
+        assertThat(o.startSpread()).isEqualTo(Duration.ofSeconds(20));
         assertThat(o.deviceSettings().closedLoop()).isTrue();
     }
 

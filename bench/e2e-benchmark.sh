@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# End-to-end benchmark, in one run, all on loopback:
+#  (a) the sink's limit: redis-benchmark, pipelined (-P 16) XADD of one entry shaped like the
+#      server's (same fields and sizes as TelemetryEntryMapper writes for a simulator record),
+#      and, for comparison, EVAL of the server's own append-packet.lua with 10 such records;
+#  (b) the server jar against that same Redis and the simulator's closed-loop load mode:
+#      acknowledged records/s;
+#  (c) the ratio (b)/(a);
+#  (d) an open-loop run offering about half of (b), reporting the ACK latency percentiles.
+# Needs redis-server and redis-benchmark on the PATH (Debian: apt-get install redis-server
+# redis-tools). Whole run about 90 s. Everything it starts is stopped on exit.
+#
+# Usage: bench/e2e-benchmark.sh [connections=200] [records=10] [duration=20s]
+# Env:   JFR=1  record the server with JFR during (b) and (d) and print its hottest frames
+#        SERVER_JAVA_OPTS="..."  extra JVM options for the server (experiments)
+#        E2E_OUT=dir  keep logs there (default: a temporary directory, printed at the end)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+connections=${1:-200}
+records=${2:-10}
+duration=${3:-20s}
+half_duration=30s
+
+redis_port=${REDIS_PORT:-16399}
+tcp_port=${TCP_PORT:-15127}
+http_port=${HTTP_PORT:-18127}
+host=127.0.0.1
+
+for tool in redis-server redis-benchmark redis-cli curl java python3; do
+  command -v "$tool" >/dev/null || { echo "e2e-benchmark: $tool not found on the PATH" >&2; exit 2; }
+done
+for port in "$redis_port" "$tcp_port" "$http_port"; do
+  if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+    echo "e2e-benchmark: port $port on $host is taken; set REDIS_PORT/TCP_PORT/HTTP_PORT" >&2
+    exit 2
+  fi
+done
+
+server_jar=ingestion-server/target/ingestion-server.jar
+sim_jar=device-simulator/target/device-simulator.jar
+if [[ ! -f $server_jar || ! -f $sim_jar ]]; then
+  mvn -B -q -ntp -DskipTests package -pl ingestion-server,device-simulator -am
+fi
+
+out=${E2E_OUT:-$(mktemp -d /tmp/e2e-benchmark.XXXXXX)}
+mkdir -p "$out"
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    # bounded: SIGKILL whatever is still there after 15 s
+    for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Other builds on the machine distort every number: wait (at most 30 s) for a quiet box.
+wait_for_quiet() {
+  local load
+  for _ in $(seq 6); do
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    python3 -c "import sys; sys.exit(0 if float('$load') <= 1.5 else 1)" && break
+    echo "  (1-min load $load > 1.5, waiting 5 s)"
+    sleep 5
+  done
+  echo "  load: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+echo "== e2e benchmark $(date -u +%FT%TZ), $(nproc) cores, logs in $out"
+
+# ---------------------------------------------------------------- Redis
+redis-server --bind "$host" --port "$redis_port" --save '' --appendonly no --protected-mode yes \
+  --dir "$out" --logfile "$out/redis.log" --daemonize no &
+pids+=($!)
+for _ in $(seq 50); do redis-cli -h "$host" -p "$redis_port" PING >/dev/null 2>&1 && break; sleep 0.1; done
+redis-cli -h "$host" -p "$redis_port" PING >/dev/null
+echo "redis        $(redis-server --version | cut -d' ' -f3) on $host:$redis_port"
+
+# One entry as the server writes it for a simulator Codec 8 record (TelemetryEntryMapper's
+# fields and order; IO as the simulator sends: 239, 240, 21, 66, 67, 16, 11), about 300 bytes.
+entry=(imei 352093081452251 codec 8 ts 1763800000000 rx 1763800000214 priority 0
+  lat 54.6871555 lon 25.2796514 alt 112 angle 245 sat 14 speed 47 event 0
+  io '{"239":1,"240":1,"21":5,"66":13903,"67":3946,"16":45325566,"11":8937060100001234567}'
+  instance "$(hostname)-1")
+maxlen=1000000
+
+# ---------------------------------------------------------------- (a) sink limit
+echo
+echo "(a) redis-benchmark: pipelined XADD MAXLEN ~ $maxlen of one server-shaped entry"
+wait_for_quiet
+xadd_n=1000000
+redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$xadd_n" --csv \
+  XADD telemetry-bench MAXLEN '~' "$maxlen" '*' "${entry[@]}" > "$out/xadd.csv"
+csv_rps() {  # requests/s from redis-benchmark --csv: 7th field from the end (the test name holds quotes and commas)
+  tail -1 "$1" | awk -F'","' '{print $(NF-6)}'
+}
+xadd_rps=$(csv_rps "$out/xadd.csv")
+printf '    XADD      %12.0f entries/s   (-c 50 -P 16 -n %d)\n' "$xadd_rps" "$xadd_n"
+
+# The server's own path: one EVALSHA of append-packet.lua per packet of $records records.
+script=$(cat ingestion-server/src/main/resources/ingest/append-packet.lua)
+eval_args=(2 telemetry-bench device:info:352093081452251 "$maxlen" 1763800000000 "$records")
+for _ in $(seq "$records"); do eval_args+=("${#entry[@]}" "${entry[@]}"); done
+eval_n=$((1000000 / records))
+sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
+redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" --csv \
+  EVALSHA "$sha" "${eval_args[@]}" > "$out/eval.csv"
+eval_rps=$(csv_rps "$out/eval.csv")
+printf '    EVALSHA   %12.0f records/s   (append-packet.lua, %d records per call, -c 50 -P 16 -n %d)\n' \
+  "$(python3 -c "print($eval_rps * $records)")" "$records" "$eval_n"
+redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench >/dev/null
+
+# ---------------------------------------------------------------- server
+jvm_opts=()
+if [[ -n ${JFR:-} ]]; then jvm_opts+=(-XX:+FlightRecorder); fi
+# shellcheck disable=SC2206
+if [[ -n ${SERVER_JAVA_OPTS:-} ]]; then jvm_opts+=($SERVER_JAVA_OPTS); fi
+env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
+  HTTP_PORT="$http_port" API_TOKEN=e2e-benchmark INSTANCE_ID=e2e-bench LOG_LEVEL=WARN \
+  java "${jvm_opts[@]}" -jar "$server_jar" > "$out/server.log" 2>&1 &
+server_pid=$!
+pids+=("$server_pid")
+for _ in $(seq 300); do
+  curl -fs "http://$host:$http_port/health/ready" >/dev/null 2>&1 && break
+  kill -0 "$server_pid" 2>/dev/null || { echo "server exited:"; tail -20 "$out/server.log"; exit 1; }
+  sleep 0.1
+done
+curl -fs "http://$host:$http_port/health/ready" >/dev/null || { echo "server not ready in 30 s"; exit 1; }
+echo
+echo "server       pid $server_pid, tcp $host:$tcp_port, redis $host:$redis_port"
+
+sim() {
+  java -jar "$sim_jar" --host "$host" --port "$tcp_port" "$@"
+}
+redis_pid=${pids[0]}
+# CPU ticks per thread of a process: "ticks name" lines (utime + stime from /proc).
+thread_ticks() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    awk -v tid="${t##*/}" '{sub(/^[^)]*\) /, ""); print tid, $12 + $13}' "$t/stat" 2>/dev/null \
+      | while read -r tid ticks; do printf '%s %s %s\n' "$tid" "$ticks" "$(tr ' ' '_' < "$t/comm")"; done
+  done
+}
+process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
+
+# ---------------------------------------------------------------- (b) closed loop
+echo
+echo "(b) closed-loop load: $connections connections x $records records, $duration (after a 5 s warm-up)"
+sim --load --connections "$connections" --records "$records" --duration 5s --progress 0 \
+  --imei-base 35209308100000 > "$out/warmup.log" 2>&1 || true
+echo "  load: $(cut -d' ' -f1-3 /proc/loadavg) (includes this run's own warm-up)"
+jfr_start() {
+  [[ -n ${JFR:-} ]] || return 0
+  jcmd "$server_pid" JFR.start name="$1" settings=profile duration="$2" filename="$out/$1.jfr" >/dev/null
+}
+jfr_start closed 20s
+thread_ticks "$server_pid" > "$out/threads-before.txt"
+redis_before=$(process_ticks "$redis_pid")
+cpu_started=$(date +%s.%N)
+TIMEFORMAT='%U %S'
+{ time sim --load --connections "$connections" --records "$records" --duration "$duration" --progress 0 \
+  > "$out/closed.log" 2>&1; } 2> "$out/simulator-cpu.txt" \
+  || { echo "simulator failed:"; tail -15 "$out/closed.log"; exit 1; }
+cpu_seconds=$(python3 -c "import time; print(time.time() - $cpu_started)")
+thread_ticks "$server_pid" > "$out/threads-after.txt"
+redis_after=$(process_ticks "$redis_pid")
+load_rate=$(awk '/^throughput/ {print $2}' "$out/closed.log")
+sed -n -e 's/^/    /' -e '/^    \(packets\|records\|resends\|ack latency\|throughput\|result\)/p' "$out/closed.log"
+python3 - "$out/threads-before.txt" "$out/threads-after.txt" "$cpu_seconds" "$redis_before" "$redis_after" \
+  "$(getconf CLK_TCK)" "$(cat "$out/simulator-cpu.txt")" "$load_rate" <<'PY'
+import collections, sys
+def load(p):
+    return {l.split()[0]: (int(l.split()[1]), l.split()[2]) for l in open(p) if l.strip()}
+before, after = load(sys.argv[1]), load(sys.argv[2])
+secs, hz = float(sys.argv[3]), int(sys.argv[6])
+rows = []
+for tid, (ticks, name) in after.items():
+    rows.append((ticks - before.get(tid, (0, name))[0], name))
+total = sum(t for t, _ in rows)
+print(f"    CPU during the run ({secs:.1f} s; 100 % = one core):")
+print(f"      server total {100.0 * total / hz / secs:5.1f} %; busiest threads:",
+      ", ".join(f"{n} {100.0 * t / hz / secs:.0f} %" for t, n in sorted(rows, reverse=True)[:5]))
+redis = int(sys.argv[5]) - int(sys.argv[4])
+print(f"      redis-server {100.0 * redis / hz / secs:5.1f} %")
+sim = sum(float(x) for x in sys.argv[7].split())
+print(f"      simulator    {100.0 * sim / secs:5.1f} %  (its JVM start included)")
+rate = float(sys.argv[8])
+print(f"      CPU per acknowledged record: server {1e6 * total / hz / secs / rate:.1f} us, "
+      f"redis {1e6 * redis / hz / secs / rate:.1f} us, simulator {1e6 * sim / secs / rate:.1f} us")
+PY
+
+# ---------------------------------------------------------------- (c) ratio
+echo
+python3 - "$load_rate" "$xadd_rps" <<'PY'
+import sys
+b, a = float(sys.argv[1]), float(sys.argv[2])
+print(f"(c) ratio    {b:,.0f} / {a:,.0f} = {b / a:.2f}   (end-to-end acknowledged records/s over pipelined XADD/s; target >= 0.5)")
+PY
+
+# ---------------------------------------------------------------- (d) half load, open loop
+interval_ms=500
+read -r devices offered < <(python3 -c "
+rate = $load_rate / 2
+d = max(1, round(rate * $interval_ms / 1000 / $records))
+print(d, d * $records * 1000 / $interval_ms)")
+echo
+echo "(d) open loop at ~50 % of (b): $devices devices x $records records every ${interval_ms}ms = $offered records/s offered, $half_duration"
+echo "  load: $(cut -d' ' -f1-3 /proc/loadavg) (includes this run's own step (b))"
+jfr_start half 10s   # the first 10 s: logins and the start-up stall
+# The server's own teltonika_ack_latency_seconds histogram (frame in -> ACK written), read at the
+# start, after 10 s and at the end: the steady state excludes the logins and the first packets.
+buckets() { curl -fs "http://$host:$http_port/metrics" | grep '^teltonika_ack_latency_seconds_bucket' > "$1"; }
+buckets "$out/buckets-0.txt"
+overflows() { awk '/^TcpExt:/ {if (!h) {for (i = 1; i <= NF; i++) if ($i == "ListenOverflows") c = i; h = 1} else print $c}' /proc/net/netstat; }
+overflows_0=$(overflows)
+sim --devices "$devices" --interval "${interval_ms}ms" --records "$records" --duration "$half_duration" \
+  --progress 5s --imei-base 35209308200000 > "$out/half.log" 2>&1 &
+half_pid=$!
+pids+=("$half_pid")
+sleep 10
+buckets "$out/buckets-10.txt"
+overflows_10=$(overflows)
+wait "$half_pid" || { echo "simulator failed:"; tail -15 "$out/half.log"; exit 1; }
+buckets "$out/buckets-end.txt"
+sed -n -e 's/^/    /' -e '/^    \(\[\|packets\|records\|resends\|ack latency\|throughput\|result\)/p' "$out/half.log"
+python3 - "$out/half.log" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+summary = next(l for l in lines if l.startswith("ack latency"))
+p99 = float(re.search(r"p99 ([\d.]+) ms", summary).group(1))
+steady = [float(re.search(r"p99 ([\d.]+) ms", l).group(1)) for l in lines
+          if l.startswith("[") and "p99 " in l][2:]
+s = f", after the first 10 s worst 5 s interval p99 {max(steady):.2f} ms" if steady else ""
+print(f"    simulator: ACK p99 {p99:.2f} ms over the whole run{s}; target < 20 ms")
+PY
+echo "    listen queue overflows (TcpExtListenOverflows, whole machine): $((overflows_10 - overflows_0)) in the first 10 s, $(( $(overflows) - overflows_10 )) after"
+python3 - "$out"/buckets-{0,10,end}.txt <<'PY'
+import re, sys
+def load(p):
+    b = {}
+    for l in open(p):
+        m = re.search(r'le="([^"]+)"\} (\S+)', l)
+        if m:
+            le = float("inf") if m.group(1) == "+Inf" else float(m.group(1))
+            b[le] = b.get(le, 0) + float(m.group(2))
+    return b
+def pct(a, b, q):
+    les = sorted(b)
+    total = b[les[-1]] - a.get(les[-1], 0)
+    for le in les:
+        if b[le] - a.get(le, 0) >= q * total:
+            return le * 1000, total
+    return float("inf"), total
+b0, b10, bend = (load(p) for p in sys.argv[1:4])
+for label, a, b in (("whole run", b0, bend), ("after the first 10 s", b10, bend)):
+    p50, n = pct(a, b, 0.50)
+    p99, _ = pct(a, b, 0.99)
+    print(f"    server (teltonika_ack_latency_seconds, bucket bounds), {label}: p50 <= {p50:.1f} ms, p99 <= {p99:.1f} ms ({n:.0f} ACKs)")
+PY
+
+if [[ -n ${JFR:-} ]]; then
+  sleep 1
+  for rec in closed half; do
+    jcmd "$server_pid" JFR.stop name="$rec" >/dev/null 2>&1 || true
+    [[ -f $out/$rec.jfr ]] || continue
+    echo
+    echo "JFR ($rec): $out/$rec.jfr"
+    jfr print --stack-depth 64 --events jdk.ExecutionSample,jdk.ObjectAllocationSample "$out/$rec.jfr" \
+      > "$out/$rec.samples.txt"
+    python3 bench/jfr-top.py "$out/$rec.samples.txt" 15
+  done
+fi
+
+echo
+echo "server counted $(curl -fs "http://$host:$http_port/metrics" | awk '/^teltonika_records_written_total/ {s += $2} END {printf "%.0f", s}') records written; logs in $out"
