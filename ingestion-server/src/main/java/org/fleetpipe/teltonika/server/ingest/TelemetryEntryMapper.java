@@ -1,6 +1,5 @@
 package org.fleetpipe.teltonika.server.ingest;
 
-import java.math.BigDecimal;
 import java.util.List;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.CodecId;
@@ -47,9 +46,31 @@ public final class TelemetryEntryMapper {
         return out.size() - before;
     }
 
-    /** Degrees x 10^7 as a plain decimal: exact, never an exponent, no trailing zeros. */
+    /**
+     * Degrees x 10^7 as a plain decimal: exact, never an exponent, no trailing zeros (what
+     * BigDecimal's stripTrailingZeros().toPlainString() gives, without a BigDecimal per coordinate
+     * on the hot path).
+     */
     static String degrees(int raw) {
-        return BigDecimal.valueOf(raw, 7).stripTrailingZeros().toPlainString();
+        long value = raw;
+        boolean negative = value < 0;
+        long magnitude = Math.abs(value);
+        long whole = magnitude / 10_000_000L;
+        long fraction = magnitude % 10_000_000L;
+        StringBuilder sb = new StringBuilder(13);
+        if (negative) {
+            sb.append('-');
+        }
+        sb.append(whole);
+        if (fraction != 0) {
+            String digits = Long.toString(fraction + 10_000_000L).substring(1);
+            int end = digits.length();
+            while (digits.charAt(end - 1) == '0') {
+                end--;
+            }
+            sb.append('.').append(digits, 0, end);
+        }
+        return sb.toString();
     }
 
     /** Numbers stay numbers; variable-length values become lowercase hex strings. Keys need no escaping. */

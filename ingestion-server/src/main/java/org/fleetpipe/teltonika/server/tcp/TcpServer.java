@@ -23,7 +23,8 @@ public final class TcpServer {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(Transports.serverChannel())
-                .option(ChannelOption.SO_BACKLOG, 1024)
+                // Login bursts (a replica restart sends thousands at once); the kernel caps it at somaxconn.
+                .option(ChannelOption.SO_BACKLOG, 8192)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
