@@ -64,13 +64,15 @@ public final class RecordBacklog {
         return new BacklogPacket(packet, resent);
     }
 
-    /** The packet in flight was acknowledged: its records are forgotten. */
-    public void acknowledge() {
+    /** The packet in flight was acknowledged: its records are forgotten; returns them. */
+    public List<AvlRecord> acknowledge() {
+        List<AvlRecord> acked = new java.util.ArrayList<>(inFlight);
         for (int i = 0; i < inFlight; i++) {
-            records.removeFirst();
+            acked.add(records.removeFirst());
         }
         sentBefore -= inFlight;
         inFlight = 0;
+        return acked;
     }
 
     /** The packet in flight got no ACK or a wrong one: its records wait to be sent again. */

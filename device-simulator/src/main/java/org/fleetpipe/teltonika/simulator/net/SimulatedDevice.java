@@ -176,7 +176,7 @@ public abstract class SimulatedDevice {
             retryTimer = loop.schedule(this::trySend, settings.interval().toNanos(), TimeUnit.NANOSECONDS);
             return;
         }
-        backlog.acknowledge();
+        stats.acknowledgedRecords(imei, backlog.acknowledge());
         stats.acknowledged(expected, now - sentAtNanos, now);
         publish();
         trySend();

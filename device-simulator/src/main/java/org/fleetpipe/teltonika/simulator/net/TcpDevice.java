@@ -43,7 +43,9 @@ public final class TcpDevice extends SimulatedDevice {
     private static final CommandFrameDecoder COMMANDS = new CommandFrameDecoder(DecodeLimits.DEFAULTS);
 
     private final Bootstrap bootstrap;
-    private final InetSocketAddress server;
+    private java.util.List<InetSocketAddress> servers;
+    /** Index of the server to connect to next; it moves on after every failure, as a load balancer would. */
+    private int serverIndex;
     private final InetSocketAddress source;
     private final Backoff backoff;
     private final CommandResponder responder;
@@ -57,7 +59,7 @@ public final class TcpDevice extends SimulatedDevice {
     public TcpDevice(String imei, RecordGenerator generator, DeviceSettings settings, EventLoop loop,
                      SimulatorStats stats, InetSocketAddress server, InetAddress source, long seed) {
         super(imei, generator, settings, loop, stats);
-        this.server = server;
+        this.servers = java.util.List.of(server);
         this.source = source == null ? null : new InetSocketAddress(source, 0);
         this.backoff = new Backoff(settings.backoffMin(), settings.backoffMax(), new Random(seed));
         this.responder = new CommandResponder(imei, System::currentTimeMillis, this::storedRecords);
@@ -80,12 +82,24 @@ public final class TcpDevice extends SimulatedDevice {
         if (isClosed()) {
             return;
         }
+        InetSocketAddress server = servers.get(Math.floorMod(serverIndex, servers.size()));
         ChannelFuture connect = source == null ? bootstrap.connect(server) : bootstrap.connect(server, source);
         connect.addListener((ChannelFuture f) -> onLoop(() -> connected(f)));
     }
 
+    /**
+     * Connect to {@code others} too, starting with the {@code first}-th, and move to the next one
+     * after each failure: what a load balancer in front of several replicas does for a device.
+     */
+    public TcpDevice withServers(java.util.List<InetSocketAddress> others, int first) {
+        this.servers = java.util.List.copyOf(others);
+        this.serverIndex = first;
+        return this;
+    }
+
     private void connected(ChannelFuture f) {
         if (!f.isSuccess()) {
+            serverIndex++;
             stats.connectFailed();
             LOG.debug("imei={} connect failed: {}", imei, f.cause().toString());
             scheduleReconnect();
@@ -160,6 +174,7 @@ public final class TcpDevice extends SimulatedDevice {
         }
         packetLost();
         if (!isClosed()) {
+            serverIndex++;
             scheduleReconnect();
         }
     }

@@ -51,6 +51,23 @@ public final class SimulatorStats {
         firstSendNanos.compareAndSet(0, nowNanos);
     }
 
+    private volatile java.util.function.BiConsumer<String, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>>
+            ackListener;
+
+    /** Hears every acknowledged record with its IMEI (fault tests check each is in the stream). */
+    public void onAcknowledged(java.util.function.BiConsumer<String,
+            java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>> listener) {
+        this.ackListener = listener;
+    }
+
+    public void acknowledgedRecords(String imei, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord> records) {
+        java.util.function.BiConsumer<String, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>> listener =
+                ackListener;
+        if (listener != null) {
+            listener.accept(imei, records);
+        }
+    }
+
     public void acknowledged(int records, long latencyNanos, long nowNanos) {
         packetsAcknowledged.increment();
         recordsAcknowledged.add(records);

@@ -30,12 +30,31 @@ public final class Simulation {
 
     private final SimulatorOptions options;
     private final PrintStream out;
+    private java.util.function.BiConsumer<String, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>>
+            ackListener;
+    private List<java.net.InetSocketAddress> servers = List.of();
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
 
     public Simulation(SimulatorOptions options, PrintStream out) {
         this.options = options;
         this.out = out;
+    }
+
+    /** Hears every acknowledged record with its device's IMEI (for tests that check none is lost). */
+    public Simulation onAcknowledged(java.util.function.BiConsumer<String,
+            java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>> listener) {
+        this.ackListener = listener;
+        return this;
+    }
+
+    /**
+     * TCP devices spread over these servers (device i starts on server i mod n) and move to the
+     * next one whenever they lose their connection, as behind a load balancer.
+     */
+    public Simulation behindBalancer(List<java.net.InetSocketAddress> replicas) {
+        this.servers = List.copyOf(replicas);
+        return this;
     }
 
     /** Ends the run early (Ctrl-C): sending stops and the summary is printed without waiting for ACKs. */
@@ -58,11 +77,19 @@ public final class Simulation {
 
     private RunResult runDevices() throws InterruptedException {
         SimulatorStats stats = new SimulatorStats();
+        stats.onAcknowledged(ackListener);
         EventLoopGroup group = ClientTransport.group(options.threads());
         long started = System.nanoTime();
         int connectedAtTheEnd;
         try {
             List<SimulatedDevice> devices = DeviceFleet.create(options, group, stats);
+            if (!servers.isEmpty()) {
+                for (int i = 0; i < devices.size(); i++) {
+                    if (devices.get(i) instanceof org.fleetpipe.teltonika.simulator.net.TcpDevice tcp) {
+                        tcp.withServers(servers, i % servers.size());
+                    }
+                }
+            }
             out.println("device-simulator: " + options.title() + " (" + ClientTransport.name() + ", "
                     + options.threads() + " threads)");
             long spread = startSpread();

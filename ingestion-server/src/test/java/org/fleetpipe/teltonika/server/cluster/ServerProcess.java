@@ -18,14 +18,16 @@ import java.util.concurrent.TimeUnit;
  * The shaded server jar as a child process, as a user or Kubernetes runs it: settings through
  * environment variables, its log captured, stopped with SIGTERM or killed with SIGKILL.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
 
-    static final Path JAR = Path.of("target", "ingestion-server.jar");
+    /** The shaded jar, seen from the ingestion-server module or from a sibling module. */
+    static final Path JAR = Files.exists(Path.of("target", "ingestion-server.jar"))
+            ? Path.of("target", "ingestion-server.jar") : Path.of("..", "ingestion-server", "target", "ingestion-server.jar");
 
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
-    final int tcpPort;
-    final int httpPort;
+    public final int tcpPort;
+    public final int httpPort;
 
     private ServerProcess(Map<String, String> env, int tcpPort, int httpPort) throws IOException {
         this.tcpPort = tcpPort;
@@ -47,13 +49,13 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** Starts the jar with {@code env} on free ports and waits for its ready line. */
-    static ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
+    public static ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
         ServerProcess server = new ServerProcess(env, freePort(), freePort());
         server.awaitLog("ready:", Duration.ofSeconds(60));
         return server;
     }
 
-    void awaitLog(String text, Duration timeout) throws InterruptedException {
+    public void awaitLog(String text, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!logContains(text)) {
             if (!process.isAlive() && !logContains(text)) {
@@ -67,25 +69,25 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    boolean logContains(String text) {
+    public boolean logContains(String text) {
         return output.stream().anyMatch(l -> l.contains(text));
     }
 
-    List<String> output() {
+    public List<String> output() {
         return List.copyOf(output);
     }
 
     /** SIGTERM, through the handle: Process.destroy() would also close our end of its stdout. */
-    void terminate() {
+    public void terminate() {
         process.toHandle().destroy();
     }
 
     /** SIGKILL: no shutdown hook runs, as after a crash or an OOM kill. */
-    void kill() {
+    public void kill() {
         process.toHandle().destroyForcibly();
     }
 
-    Process process() {
+    public Process process() {
         return process;
     }
 
@@ -101,7 +103,7 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
