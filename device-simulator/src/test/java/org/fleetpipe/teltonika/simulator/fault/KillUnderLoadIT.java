@@ -3,30 +3,20 @@ package org.fleetpipe.teltonika.simulator.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.lettuce.core.Limit;
-import io.lettuce.core.Range;
-import io.lettuce.core.StreamMessage;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
 import org.fleetpipe.teltonika.server.cluster.ServerProcess;
-import org.fleetpipe.teltonika.simulator.cli.OptionsParser;
 import org.fleetpipe.teltonika.simulator.run.RunResult;
-import org.fleetpipe.teltonika.simulator.run.Simulation;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,7 +34,6 @@ class KillUnderLoadIT {
     @Test
     void killingOneOfThreeReplicasUnderLoad_losesNoAcknowledgedRecord(RedisFixture redis) throws Exception {
         List<ServerProcess> replicas = new ArrayList<>();
-        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         try (StatefulRedisConnection<String, String> connection = redis.client().connect()) {
             RedisCommands<String, String> commands = connection.sync();
             for (String prefix : List.of("k1", "k2", "k3")) {
@@ -52,24 +41,9 @@ class KillUnderLoadIT {
                         "HEARTBEAT_TTL_MS", Long.toString(TTL_MS), "HEARTBEAT_INTERVAL_MS", "1000",
                         "JANITOR_INTERVAL_MS", Long.toString(JANITOR_MS), "API_TOKEN", "t")));
             }
-            List<InetSocketAddress> balancer = replicas.stream()
-                    .map(r -> new InetSocketAddress("127.0.0.1", r.tcpPort)).toList();
-            ByteArrayOutputStream output = new ByteArrayOutputStream();
-            Simulation simulation = new Simulation(OptionsParser.parse("--host", "127.0.0.1", "--port",
-                    Integer.toString(replicas.get(0).tcpPort), "--devices", Integer.toString(DEVICES), "--interval",
-                    "200ms", "--records", "5", "--codec", "mixed", "--duration", "16s", "--progress", "0s",
-                    "--ack-timeout", "3s", "--backoff-min", "100ms", "--backoff-max", "1s", "--drain", "15s"),
-                    new PrintStream(output, true, StandardCharsets.UTF_8))
-                    .behindBalancer(balancer)
-                    .onAcknowledged((imei, records) -> records.forEach(r -> acknowledged.add(imei + ":" + r.timestamp())));
-            CompletableFuture<RunResult> run = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return simulation.run();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-
+            FaultRun run = FaultRun.start(replicas.stream().map(r -> new InetSocketAddress("127.0.0.1", r.tcpPort))
+                    .toList(), DEVICES, 16);
+            Set<String> acknowledged = run.acknowledged();
             await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() > 500
                     && commands.hlen("connections:registry") == DEVICES);
             String victim = commands.hget("connections:registry",
@@ -87,20 +61,8 @@ class KillUnderLoadIT {
                     .until(() -> commands.hlen("connections:registry") == DEVICES);
             long reconnectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
 
-            RunResult result = run.get(60, TimeUnit.SECONDS);
-            Set<String> stored = new HashSet<>();
-            String from = "-";
-            while (true) {
-                List<StreamMessage<String, String>> page = commands.xrange("telemetry", Range.create(from, "+"),
-                        Limit.from(10_000));
-                for (StreamMessage<String, String> m : page) {
-                    stored.add(m.getBody().get("imei") + ":" + m.getBody().get("ts"));
-                }
-                if (page.size() < 10_000) {
-                    break;
-                }
-                from = "(" + page.get(page.size() - 1).getId();
-            }
+            RunResult result = run.finish();
+            Set<String> stored = FaultRun.stored(commands);
             Set<String> lost = new HashSet<>(acknowledged);
             lost.removeAll(stored);
             System.out.printf("kill under load: %d records acknowledged, %d distinct in the stream (%d entries), "

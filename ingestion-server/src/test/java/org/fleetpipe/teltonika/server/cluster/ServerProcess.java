@@ -50,7 +50,13 @@ public final class ServerProcess implements AutoCloseable {
 
     /** Starts the jar with {@code env} on free ports and waits for its ready line. */
     public static ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
-        ServerProcess server = new ServerProcess(env, freePort(), freePort());
+        return start(env, freePort(), freePort());
+    }
+
+    /** Starts the jar on the given ports (a restarted replica keeps its address) and waits for its ready line. */
+    public static ServerProcess start(Map<String, String> env, int tcpPort, int httpPort)
+            throws IOException, InterruptedException {
+        ServerProcess server = new ServerProcess(env, tcpPort, httpPort);
         server.awaitLog("ready:", Duration.ofSeconds(60));
         return server;
     }
