@@ -3,8 +3,6 @@ package org.fleetpipe.teltonika.server.admission;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.netty.channel.Channel;
 import java.util.function.Consumer;
-import org.fleetpipe.teltonika.codec.CodecException;
-import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
@@ -25,18 +23,12 @@ public final class DenyListener implements Consumer<String> {
 
     @Override
     public void accept(String imeiText) {
-        Imei imei;
-        try {
-            imei = new Imei(imeiText);
-        } catch (CodecException e) {
-            return;
-        }
-        Channel channel = sessions.channelOf(imei);
+        Channel channel = sessions.channelOf(imeiText);
         if (channel == null) {
             return;
         }
         // The message is a hint; the set decides (the IMEI may have been removed again meanwhile).
-        redis.sismember(keys.deniedDevices(), imei.value()).thenAccept(denied -> {
+        redis.sismember(keys.deniedDevices(), imeiText).thenAccept(denied -> {
             if (denied) {
                 channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.DENIED,
                         "the IMEI was put on devices:denied"));

@@ -7,7 +7,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
@@ -59,14 +58,9 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
 
     /** An enqueue (or a hand-back) for {@code imeiText} happened somewhere: drain it if it is connected here. */
     public void wake(String imeiText) {
-        Imei imei;
-        try {
-            imei = new Imei(imeiText);
-        } catch (CodecException e) {
-            return;
-        }
-        Channel channel = sessions.channelOf(imei);
+        Channel channel = sessions.channelOf(imeiText);
         if (channel != null) {
+            Imei imei = new Imei(imeiText);
             channel.eventLoop().execute(() -> drain(imei, channel));
         }
     }

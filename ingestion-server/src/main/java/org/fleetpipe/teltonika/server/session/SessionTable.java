@@ -27,6 +27,15 @@ public final class SessionTable {
         return channels.get(imei);
     }
 
+    /** The channel of an IMEI given as text (from a Redis message); null when malformed or not here. */
+    public Channel channelOf(String imeiText) {
+        try {
+            return channels.get(new Imei(imeiText));
+        } catch (org.fleetpipe.teltonika.codec.CodecException e) {
+            return null;
+        }
+    }
+
     public int size() {
         return channels.size();
     }

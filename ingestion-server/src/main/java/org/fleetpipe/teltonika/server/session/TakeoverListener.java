@@ -3,12 +3,9 @@ package org.fleetpipe.teltonika.server.session;
 import io.netty.channel.Channel;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Another instance says it took over one of our devices: close our connection, but only if the
@@ -16,7 +13,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TakeoverListener implements Consumer<String> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(TakeoverListener.class);
 
     private final SessionTable sessions;
     private final ConnectionRegistry registry;
@@ -33,18 +29,11 @@ public final class TakeoverListener implements Consumer<String> {
 
     @Override
     public void accept(String imeiText) {
-        Imei imei;
-        try {
-            imei = new Imei(imeiText);
-        } catch (CodecException e) {
-            LOG.warn("ignoring a takeover message with a malformed IMEI: {}", imeiText);
-            return;
-        }
-        Channel channel = sessions.channelOf(imei);
+        Channel channel = sessions.channelOf(imeiText);
         if (channel == null) {
             return;
         }
-        registry.ownerOf(imei).whenComplete((owner, error) -> {
+        registry.ownerOf(new Imei(imeiText)).whenComplete((owner, error) -> {
             if (error == null && owner != null && !owner.equals(instanceId.get())) {
                 metrics.registryTakenOver();
                 channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.TAKEN_OVER,
