@@ -53,6 +53,7 @@ import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
 import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.fleetpipe.teltonika.server.lifecycle.InstanceRecovery;
@@ -96,6 +97,8 @@ public final class IngestionServer implements AutoCloseable {
     private HeartbeatRenewer heartbeat;
     private InstanceEvents events;
     private CommandDispatcher commands;
+    private ReplicaAckBatcher replicaAcks;
+    private io.lettuce.core.api.StatefulRedisConnection<String, String> durableConnection;
     private QueueHealthMonitor queueHealth;
     private Purger purger;
     private JanitorTicker janitor;
@@ -171,8 +174,19 @@ public final class IngestionServer implements AutoCloseable {
                 "reply", replies::finished,
                 "deny", new DenyListener(sessions, async, keys)));
         events.listen(id);
-        TelemetryWriter writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
-                new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice());
+        TelemetryWriter writes;
+        if (settings.ackReplicas() > 0) {
+            // WAIT blocks its connection, so these writes and their WAITs get one of their own.
+            durableConnection = redis.client().connect();
+            RedisAsyncCommands<String, String> durable = durableConnection.async();
+            replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys, settings.telemetryStreamMaxLen(),
+                    new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice()),
+                    durable, settings.ackReplicas(), settings.ackReplicasTimeout(), metrics::replicaShortfall);
+            writes = replicaAcks;
+        } else {
+            writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
+                    new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice());
+        }
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
@@ -259,6 +273,10 @@ public final class IngestionServer implements AutoCloseable {
         if (stopping) {
             return CompletableFuture.completedFuture(Readiness.notReady("stopping"));
         }
+        if (replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5))) {
+            return CompletableFuture.completedFuture(Readiness.notReady("replicas do not confirm writes (ACK_REPLICAS="
+                    + settings.ackReplicas() + "): packets are not acknowledged"));
+        }
         if (!heartbeat.isFresh()) {
             return CompletableFuture.completedFuture(Readiness.notReady("heartbeat not renewed within two periods"));
         }
@@ -331,6 +349,9 @@ public final class IngestionServer implements AutoCloseable {
         http.close();
         if (events != null) {
             events.close();
+        }
+        if (durableConnection != null) {
+            durableConnection.close();
         }
         if (redis != null) {
             redis.close();

@@ -45,6 +45,8 @@ public record ServerSettings(
         Duration readIdleTimeout,
         long telemetryStreamMaxLen,
         Duration dedupWindow,
+        int ackReplicas,
+        Duration ackReplicasTimeout,
         int dedupPerDevice,
         int deadLetterMaxEntries,
         int deadLetterMaxFrameBytes,
@@ -57,7 +59,8 @@ public record ServerSettings(
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
                 refusalLogInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
-                maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, dedupWindow, dedupPerDevice,
+                maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, dedupWindow, ackReplicas,
+                ackReplicasTimeout, dedupPerDevice,
                 deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace, drainWindow);
     }

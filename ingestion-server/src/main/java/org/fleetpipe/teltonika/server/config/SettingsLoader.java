@@ -117,6 +117,8 @@ public final class SettingsLoader {
                 positive(c, "timeouts.read-idle"),
                 longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE),
                 notNegative(c, "telemetry.dedup-window"),
+                intIn(c, "telemetry.ack-replicas", 0, 100),
+                positive(c, "telemetry.ack-replicas-timeout"),
                 intIn(c, "telemetry.dedup-per-device", 1, 100_000),
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),

@@ -33,6 +33,7 @@ public final class IngestionMetrics {
     private final Map<String, Counter> registryActions = new ConcurrentHashMap<>();
     private final Map<String, Counter> purged = new ConcurrentHashMap<>();
     private final Counter pings;
+    private final Counter replicaShortfalls;
     private final Timer ackLatency;
 
     public IngestionMetrics(MeterRegistry registry) {
@@ -55,6 +56,8 @@ public final class IngestionMetrics {
             }
         }
         pings = Counter.builder("teltonika.pings.received").register(registry);
+        replicaShortfalls = Counter.builder("teltonika.ack.replica.shortfalls")
+                .description("WAITs that confirmed fewer replicas than ACK_REPLICAS").register(registry);
         // Series exist from the start (at 0), so rates and alerts see no gaps before the first event.
         for (CodecException.Reason reason : CodecException.Reason.values()) {
             frameRejectedCounter(reason.label());
@@ -201,6 +204,11 @@ public final class IngestionMetrics {
     private Counter purgedCounter(String what) {
         return purged.computeIfAbsent(what, w -> Counter.builder("teltonika.purge.removed").tag("what", w)
                 .register(registry));
+    }
+
+    /** A WAIT confirmed fewer replicas than ACK_REPLICAS: its packets were not acknowledged. */
+    public void replicaShortfall() {
+        replicaShortfalls.increment();
     }
 
     public void ackLatencyNanos(long nanos) {
