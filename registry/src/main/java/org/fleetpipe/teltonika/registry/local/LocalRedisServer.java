@@ -40,6 +40,7 @@ public final class LocalRedisServer implements AutoCloseable {
 
     private final Binary binary;
     private final List<String> extraArgs;
+    private final Path configFile;
     private final Duration timeout;
     private final boolean portChosenByUs;
     private volatile int port;
@@ -52,6 +53,7 @@ public final class LocalRedisServer implements AutoCloseable {
     private LocalRedisServer(Builder builder) {
         this.binary = builder.binary != null ? builder.binary : Binary.resolve();
         this.extraArgs = List.copyOf(builder.extraArgs);
+        this.configFile = builder.configFile;
         this.timeout = builder.timeout;
         this.portChosenByUs = builder.port == 0;
         this.port = portChosenByUs ? freePort() : builder.port;
@@ -142,6 +144,23 @@ public final class LocalRedisServer implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, as a crash: no shutdown of any kind. Returns once the process is gone. */
+    public synchronized void kill() {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        p.destroyForcibly();
+        try {
+            p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process = null;
+        paused = false;
+        removeShutdownHook();
+    }
+
     /** Stops and starts again on the same port; the data is gone since nothing is persisted. */
     public synchronized LocalRedisServer restart() {
         stop();
@@ -184,7 +203,12 @@ public final class LocalRedisServer implements AutoCloseable {
             // Without this check a PING answered by some other server on the port would pass for ours.
             throw new PortInUseException("cannot start redis-server: port " + port + " is already in use");
         }
-        List<String> command = new ArrayList<>(List.of(binary.path().toString(),
+        List<String> command = new ArrayList<>(List.of(binary.path().toString()));
+        if (configFile != null) {
+            // Redis reads a configuration file only as its first argument (Sentinel needs one).
+            command.add(configFile.toString());
+        }
+        command.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", LOOPBACK.getHostAddress(),
                 "--save", "",
@@ -446,6 +470,7 @@ public final class LocalRedisServer implements AutoCloseable {
         private int port;
         private Binary binary;
         private final List<String> extraArgs = new ArrayList<>();
+        private Path configFile;
         private Duration timeout = DEFAULT_TIMEOUT;
 
         private Builder() {
@@ -473,6 +498,12 @@ public final class LocalRedisServer implements AutoCloseable {
         }
 
         /** More redis-server arguments, such as {@code "--maxmemory", "64mb"}, appended after the defaults. */
+        /** A configuration file, passed first (a Sentinel rewrites its own, so give each a copy). */
+        public Builder configFile(Path file) {
+            this.configFile = file;
+            return this;
+        }
+
         public Builder args(String... args) {
             extraArgs.addAll(List.of(args));
             return this;
