@@ -6,10 +6,13 @@
 -- KEYS[1] command hash, KEYS[2] the sending instance's in-flight hash, KEYS[3] commands
 -- dead-letter sorted set
 -- ARGV[1] id, ARGV[2] imei, ARGV[3] 'replied' | 'failed', ARGV[4] reason, ARGV[5] reply text,
--- ARGV[6] now (ms), ARGV[7] dead letters kept, ARGV[8] retention (ms), ARGV[9] events prefix
-if redis.call('HGET', KEYS[2], ARGV[2]) == ARGV[1] then
-  redis.call('HDEL', KEYS[2], ARGV[2])
+-- ARGV[6] now (ms), ARGV[7] dead letters kept, ARGV[8] retention (ms), ARGV[9] events prefix,
+-- ARGV[10] the in-flight entry of this send ('id:attempt')
+if redis.call('HGET', KEYS[2], ARGV[2]) ~= ARGV[10] then
+  -- Not this send's entry any more (handed back, or sent again): it belongs to someone else now.
+  return 0
 end
+redis.call('HDEL', KEYS[2], ARGV[2])
 local c = redis.call('HMGET', KEYS[1], 'status', 'history', 'origin')
 if c[1] ~= 'sent' then
   return 0

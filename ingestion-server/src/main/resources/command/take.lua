@@ -1,15 +1,23 @@
 -- The reliable-queue step: moves the device's next command atomically from its queue into this
 -- instance's in-flight hash (one command in flight per device, since replies carry no id), marks
 -- it sent and counts the attempt. Commands whose TTL passed while queued fail as 'expired' into
--- the dead-letter set on the way. Returns {id, codec, text}, {'busy', id} when a command of the
--- device is already in flight, or false when the queue is empty.
+-- the dead-letter set on the way. The caller has no command of this device in flight, so an
+-- in-flight entry of this instance for it is a leftover (a finish or a hand-back that did not
+-- reach Redis): that command goes back to the head of the queue first. The in-flight entry is
+-- 'id:attempt', so a late finish or hand-back of an earlier send of the same command changes
+-- nothing. Returns {id, codec, text, attempt}, or false when the queue is empty.
 -- KEYS[1] device queue list, KEYS[2] this instance's in-flight hash, KEYS[3] in-flight instances
 -- set, KEYS[4] queued devices sorted set, KEYS[5] commands dead-letter sorted set
 -- ARGV[1] imei, ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] command key prefix,
 -- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms)
 local current = redis.call('HGET', KEYS[2], ARGV[1])
 if current then
-  return {'busy', current}
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  local leftover = string.match(current, '^[^:]+')
+  if redis.call('HGET', ARGV[4] .. leftover, 'status') == 'sent' then
+    redis.call('HSET', ARGV[4] .. leftover, 'status', 'queued', 'updated_at', ARGV[3])
+    redis.call('LPUSH', KEYS[1], leftover)
+  end
 end
 while true do
   local id = redis.call('LPOP', KEYS[1])
@@ -40,13 +48,13 @@ while true do
       history[#history + 1] = {status = 'sent', at = ARGV[3], instance = ARGV[2]}
       redis.call('HSET', key, 'status', 'sent', 'sent_at', ARGV[3], 'updated_at', ARGV[3],
         'instance', ARGV[2], 'history', cjson.encode(history))
-      redis.call('HINCRBY', key, 'attempts', 1)
-      redis.call('HSET', KEYS[2], ARGV[1], id)
+      local attempt = redis.call('HINCRBY', key, 'attempts', 1)
+      redis.call('HSET', KEYS[2], ARGV[1], id .. ':' .. attempt)
       redis.call('SADD', KEYS[3], ARGV[2])
       if redis.call('LLEN', KEYS[1]) == 0 then
         redis.call('ZREM', KEYS[4], ARGV[1])
       end
-      return {id, c[3], c[4]}
+      return {id, c[3], c[4], attempt}
     end
   end
 end

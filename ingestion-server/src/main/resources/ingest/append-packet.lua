@@ -23,14 +23,7 @@ local i = 6
 for r = 1, records do
   local n = tonumber(ARGV[i])
   local identity = ARGV[i + 1]
-  local fresh = true
-  if window > 0 then
-    if redis.call('ZSCORE', KEYS[3], identity) then
-      fresh = false
-    else
-      redis.call('ZADD', KEYS[3], ARGV[i + 2], identity)
-    end
-  end
+  local fresh = window == 0 or not redis.call('ZSCORE', KEYS[3], identity)
   if fresh then
     local args
     if maxlen > 0 then
@@ -43,6 +36,10 @@ for r = 1, records do
     end
     redis.call(unpack(args))
     stored = stored + 1
+    -- Remembered only once stored: if the XADD failed, the resend must not be skipped.
+    if window > 0 then
+      redis.call('ZADD', KEYS[3], ARGV[i + 2], identity)
+    end
   end
   i = i + n + 3
 end

@@ -11,7 +11,8 @@ if c[1] == 'queued' then
     return 0
   end
 elseif c[1] == 'sent' then
-  if redis.call('HGET', KEYS[3], c[2]) == ARGV[1] then
+  local entry = redis.call('HGET', KEYS[3], c[2])
+  if entry and string.match(entry, '^[^:]+') == ARGV[1] then
     return 0
   end
 else

@@ -6,7 +6,8 @@
 -- KEYS[1] in-flight hash of the instance, KEYS[2] in-flight instances set, KEYS[3] its heartbeat
 -- key, KEYS[4] queued devices sorted set, KEYS[5] connections registry hash
 -- ARGV[1] imei or '', ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] queue key prefix,
--- ARGV[5] command key prefix, ARGV[6] events channel prefix
+-- ARGV[5] command key prefix, ARGV[6] events channel prefix, ARGV[7] with an IMEI: the in-flight
+-- entry ('id:attempt') of the send that ended; a newer send of the device is left alone
 local entries
 if ARGV[1] == '' then
   if redis.call('EXISTS', KEYS[3]) == 1 then
@@ -14,12 +15,12 @@ if ARGV[1] == '' then
   end
   entries = redis.call('HGETALL', KEYS[1])
 else
-  local id = redis.call('HGET', KEYS[1], ARGV[1])
-  entries = id and {ARGV[1], id} or {}
+  local entry = redis.call('HGET', KEYS[1], ARGV[1])
+  entries = (entry and entry == ARGV[7]) and {ARGV[1], entry} or {}
 end
 local handed = 0
 for i = 1, #entries, 2 do
-  local imei, id = entries[i], entries[i + 1]
+  local imei, id = entries[i], string.match(entries[i + 1], '^[^:]+')
   redis.call('HDEL', KEYS[1], imei)
   local key = ARGV[5] .. id
   local c = redis.call('HMGET', key, 'status', 'history')

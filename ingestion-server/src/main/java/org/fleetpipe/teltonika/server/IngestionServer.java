@@ -167,7 +167,7 @@ public final class IngestionServer implements AutoCloseable {
                 new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl()), pendingCalls);
         CommandStore commandStore = new RedisCommandStore(async, keys, identity::id, settings.commands());
         ReplyWaiter replies = new ReplyWaiter();
-        commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics);
+        commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics, pendingCalls);
         events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
                 "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
@@ -189,9 +189,10 @@ public final class IngestionServer implements AutoCloseable {
         }
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
+        RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
+        RefusalLog refusals = new RefusalLog(settings.refusalLogInterval());
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
-                pendingCalls, commands, new RedisAdmission(async, keys, settings.admission()),
-                new RefusalLog(settings.refusalLogInterval()));
+                pendingCalls, commands, admission, refusals);
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(0, new DefaultThreadFactory("io", false));
@@ -208,7 +209,8 @@ public final class IngestionServer implements AutoCloseable {
             udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
                     settings.decodeLimits().maxFrameBytes(),
                     new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()), settings.imeiLuhnCheck(),
-                            writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls));
+                            writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls, admission,
+                            refusals));
         }
         apiToken = settings.apiToken().orElseGet(() -> {
             String token = BearerTokenAuth.randomToken();

@@ -35,10 +35,14 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
     private final CommandSettings settings;
     private final IngestionMetrics metrics;
     private final ScheduledExecutorService sweeper;
+    private final org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending;
+    private long sweepOffset;
 
+    /** {@code pending} tracks hand-backs and finishes, so a clean stop waits for them. */
     public CommandDispatcher(CommandStore store, SessionTable sessions, CommandSettings settings,
-                             IngestionMetrics metrics) {
+                             IngestionMetrics metrics, org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending) {
         this.store = store;
+        this.pending = pending;
         this.sessions = sessions;
         this.settings = settings;
         this.metrics = metrics;
@@ -90,7 +94,7 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
 
     private void send(Imei imei, Channel channel, DeviceSession session, TakenCommand command) {
         if (!channel.isActive()) {
-            requeue(imei);
+            requeue(imei, command);
             return;
         }
         CommandFrame frame = command.codec() == 14 ? CommandFrame.codec14Command(imei.value(), command.text())
@@ -139,10 +143,14 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
 
     private void finish(Imei imei, Channel channel, TakenCommand command, boolean replied, String reason,
                         String text) {
-        store.finish(command.id(), imei, replied, reason, text).whenComplete((ok, error) -> {
+        pending.track(() -> store.finish(command, imei, replied, reason, text)).whenComplete((ok, error) -> {
             if (error != null) {
                 metrics.redisError("command-finish");
                 LOG.warn("could not store the end of command id={} imei={}: {}", command.id(), imei, error.toString());
+            } else if (!ok && text != null) {
+                // It was handed back meanwhile (the janitor, after this instance changed its id):
+                // the reply is still the device's answer, so it is kept as a message.
+                store.deviceMessage(imei, "reply-" + command.id(), -1, text);
             }
             channel.eventLoop().execute(() -> drain(imei, channel));
         });
@@ -159,16 +167,17 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
 
     @Override
     public void disconnected(Imei imei, Channel channel) {
-        Object inFlight = DeviceSession.of(channel).commandDone();
-        if (inFlight != null) {
+        if (DeviceSession.of(channel).commandDone() instanceof TakenCommand command) {
             LOG.info("connection of imei={} ended before the reply to command id={}: back to its queue", imei,
-                    ((TakenCommand) inFlight).id());
-            requeue(imei);
+                    command.id());
+            // Only this send is handed back: if a newer connection already sent the command again,
+            // the script leaves it alone.
+            requeue(imei, command);
         }
     }
 
-    private void requeue(Imei imei) {
-        store.requeue(imei).whenComplete((n, error) -> {
+    private void requeue(Imei imei, TakenCommand command) {
+        pending.track(() -> store.requeue(imei, command)).whenComplete((n, error) -> {
             if (error != null) {
                 metrics.redisError("command-requeue");
                 LOG.warn("could not hand a command of imei={} back to its queue; the janitor does when this "
@@ -179,7 +188,11 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
 
     private void sweep() {
         try {
-            for (String imei : store.queuedDevices(SWEEP_DEVICES).toCompletableFuture().get(30, TimeUnit.SECONDS)) {
+            java.util.List<String> page = store.queuedDevices(sweepOffset, SWEEP_DEVICES).toCompletableFuture()
+                    .get(30, TimeUnit.SECONDS);
+            // The next pass looks at the next page, so every device is reached in time.
+            sweepOffset = page.size() < SWEEP_DEVICES ? 0 : sweepOffset + SWEEP_DEVICES;
+            for (String imei : page) {
                 Long expired = store.expireQueued(imei).toCompletableFuture().get(30, TimeUnit.SECONDS);
                 if (expired > 0) {
                     metrics.command("expired", expired);

@@ -15,17 +15,20 @@ public interface CommandStore {
     /** Moves the device's next command to this instance's in-flight place; empty when there is none to send. */
     CompletionStage<Optional<TakenCommand>> take(Imei imei);
 
-    /** Ends a sent command: replied with its text, or failed with a reason (and the device's text, if any). */
-    CompletionStage<Boolean> finish(String id, Imei imei, boolean replied, String reason, String text);
+    /**
+     * Ends this send of a command: replied with its text, or failed with a reason (and the device's
+     * text, if any); false when that send is no longer in flight.
+     */
+    CompletionStage<Boolean> finish(TakenCommand command, Imei imei, boolean replied, String reason, String text);
 
-    /** Hands this instance's unanswered command of {@code imei} back to the head of its queue. */
-    CompletionStage<Long> requeue(Imei imei);
+    /** Hands this send of the device's command back to the head of its queue, unless a newer send replaced it. */
+    CompletionStage<Long> requeue(Imei imei, TakenCommand command);
 
     /** A command's fields, or an empty map. */
     CompletionStage<Map<String, String>> get(String id);
 
-    /** Up to {@code limit} devices that have commands queued, oldest first. */
-    CompletionStage<List<String>> queuedDevices(int limit);
+    /** Up to {@code limit} devices that have commands queued, oldest first, from position {@code offset}. */
+    CompletionStage<List<String>> queuedDevices(long offset, int limit);
 
     /** Fails the device's queued commands whose TTL passed; completes with how many. */
     CompletionStage<Long> expireQueued(String imei);

@@ -61,32 +61,35 @@ public final class RedisCommandStore implements CommandStore {
                 imei.value(), instance, now(), keys.commandPrefix(),
                 Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()));
         return taken.thenApply(reply -> {
-            if (reply == null || reply.size() < 3) {
+            if (reply == null || reply.size() < 4) {
                 return Optional.empty();
             }
             return Optional.of(new TakenCommand(String.valueOf(reply.get(0)),
-                    Integer.parseInt(String.valueOf(reply.get(1))), String.valueOf(reply.get(2))));
+                    Integer.parseInt(String.valueOf(reply.get(1))), String.valueOf(reply.get(2)),
+                    Long.parseLong(String.valueOf(reply.get(3)))));
         });
     }
 
     @Override
-    public CompletionStage<Boolean> finish(String id, Imei imei, boolean replied, String reason, String text) {
+    public CompletionStage<Boolean> finish(TakenCommand command, Imei imei, boolean replied, String reason,
+                                           String text) {
+        String id = command.id();
         return FINISH.<Long>call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.command(id), keys.commandsInFlight(instanceId.get()), keys.commandDeadLetters()},
                 id, imei.value(), replied ? "replied" : "failed", reason == null ? "" : reason,
                 text == null ? "" : text, now(), Integer.toString(settings.deadLetterMaxEntries()),
-                Long.toString(settings.retention().toMillis()), keys.instanceEventsPrefix())
+                Long.toString(settings.retention().toMillis()), keys.instanceEventsPrefix(), command.token())
                 .thenApply(n -> n == 1L);
     }
 
     @Override
-    public CompletionStage<Long> requeue(Imei imei) {
+    public CompletionStage<Long> requeue(Imei imei, TakenCommand command) {
         String instance = instanceId.get();
         return REQUEUE.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.commandsInFlight(instance), keys.commandsInFlightInstances(),
                         keys.heartbeat(instance), keys.commandsQueued(), keys.registry()},
                 imei.value(), instance, now(), keys.commandQueuePrefix(), keys.commandPrefix(),
-                keys.instanceEventsPrefix());
+                keys.instanceEventsPrefix(), command.token());
     }
 
     @Override
@@ -95,8 +98,8 @@ public final class RedisCommandStore implements CommandStore {
     }
 
     @Override
-    public CompletionStage<List<String>> queuedDevices(int limit) {
-        return redis.zrange(keys.commandsQueued(), 0, limit - 1);
+    public CompletionStage<List<String>> queuedDevices(long offset, int limit) {
+        return redis.zrange(keys.commandsQueued(), offset, offset + limit - 1);
     }
 
     @Override

@@ -119,7 +119,9 @@ public final class QueueHealthMonitor implements AutoCloseable {
         for (String instance : await(redis.smembers(keys.commandsInFlightInstances()))) {
             Map<String, String> entries = await(redis.hgetall(keys.commandsInFlight(instance)));
             List<CompletableFuture<String>> sentAt = new ArrayList<>();
-            for (String id : entries.values()) {
+            for (String entry : entries.values()) {
+                // In-flight entries are "id:attempt".
+                String id = entry.contains(":") ? entry.substring(0, entry.indexOf(':')) : entry;
                 sentAt.add(redis.hget(keys.command(id), "sent_at").toCompletableFuture());
             }
             for (CompletableFuture<String> s : sentAt) {

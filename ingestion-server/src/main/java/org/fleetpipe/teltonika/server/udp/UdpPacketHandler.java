@@ -12,6 +12,10 @@ import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
@@ -33,12 +37,14 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
     private final IngestionMetrics metrics;
     private final int maxInFlight;
     private final PendingCalls pending;
+    private final Admission admission;
+    private final RefusalLog refusals;
     private int inFlight;
     private volatile boolean stopping;
 
     public UdpPacketHandler(UdpPacketDecoder decoder, boolean luhnCheck, TelemetryWriter writer,
                             FrameDeadLetters deadLetters, IngestionMetrics metrics, int maxInFlight,
-                            PendingCalls pending) {
+                            PendingCalls pending, Admission admission, RefusalLog refusals) {
         this.decoder = decoder;
         this.luhnCheck = luhnCheck;
         this.writer = writer;
@@ -46,6 +52,8 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         this.metrics = metrics;
         this.maxInFlight = maxInFlight;
         this.pending = pending;
+        this.admission = admission;
+        this.refusals = refusals;
     }
 
     /** From now on the socket stays off when in-flight writes drain (see {@link UdpServer#stopReading()}). */
@@ -76,19 +84,52 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
             channel.config().setAutoRead(false);
         }
         pending.begin();
-        writer.write(imei, packet.packet(), receivedAt).whenComplete((stored, error) -> channel.eventLoop().execute(() -> {
+        CompletionStage<Integer> written;
+        try {
+            // Every datagram carries its IMEI: the deny- and allow-lists apply to each, as to a TCP login.
+            written = admission.refusal(imei).thenCompose(refusal -> refusal == null
+                    ? writer.write(imei, packet.packet(), receivedAt)
+                    : CompletableFuture.failedFuture(new Refused(refusal)));
+        } catch (RuntimeException e) {
+            written = CompletableFuture.failedFuture(e);
+        }
+        written.whenComplete((stored, error) -> {
             try {
-                afterWrite(channel, sender, packet, imei, stored, error, startNanos);
-            } finally {
+                channel.eventLoop().execute(() -> {
+                    try {
+                        afterWrite(channel, sender, packet, imei, stored, error, startNanos);
+                    } finally {
+                        pending.end();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException stopped) {
                 pending.end();
             }
-        }));
+        });
+    }
+
+    /** The IMEI may not send (deny-list, or not on the allow-list). */
+    private static final class Refused extends RuntimeException {
+        private final String reason;
+
+        Refused(String reason) {
+            super(reason, null, false, false);
+            this.reason = reason;
+        }
     }
 
     private void afterWrite(Channel channel, InetSocketAddress sender, UdpPacket packet, Imei imei, Integer stored,
                             Throwable error, long startNanos) {
         if (--inFlight <= maxInFlight / 2 && !channel.config().isAutoRead() && !stopping) {
             channel.config().setAutoRead(true);
+        }
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        if (cause instanceof Refused refused) {
+            metrics.login(false, refused.reason);
+            refusals.refused(refused.reason + "/" + imei, "UDP datagram refused imei={} reason={}", imei,
+                    refused.reason);
+            return;
         }
         if (error != null) {
             metrics.redisError("telemetry-write");

@@ -139,6 +139,39 @@ class AdmissionIT {
     }
 
     @Test
+    void udpDatagramOfADeniedImei_isNotAckedNorStored() throws Exception {
+        IngestionServer a = server(Map.of("udp-port", freeUdpPort()));
+        api(a, "PUT", "/api/v1/admission/denied/" + TestImeis.OTHER, null);
+        try (java.net.DatagramSocket socket = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            socket.setSoTimeout(1500);
+            byte[] denied = org.fleetpipe.teltonika.server.testing.Frames.udp(new org.fleetpipe.teltonika.codec.udp.UdpPacket(
+                    1, 1, TestImeis.OTHER, new org.fleetpipe.teltonika.codec.testing.RandomAvl(1)
+                    .packet(org.fleetpipe.teltonika.codec.CodecId.CODEC_8, 2)));
+            socket.send(new java.net.DatagramPacket(denied, denied.length, new java.net.InetSocketAddress("127.0.0.1",
+                    a.udpAddress().getPort())));
+            byte[] buffer = new byte[16];
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> socket.receive(new java.net.DatagramPacket(buffer,
+                    buffer.length))).isInstanceOf(java.net.SocketTimeoutException.class);
+            byte[] allowed = org.fleetpipe.teltonika.server.testing.Frames.udp(new org.fleetpipe.teltonika.codec.udp.UdpPacket(
+                    2, 2, IMEI, new org.fleetpipe.teltonika.codec.testing.RandomAvl(2)
+                    .packet(org.fleetpipe.teltonika.codec.CodecId.CODEC_8, 2)));
+            socket.setSoTimeout(10_000);
+            socket.send(new java.net.DatagramPacket(allowed, allowed.length, new java.net.InetSocketAddress("127.0.0.1",
+                    a.udpAddress().getPort())));
+            socket.receive(new java.net.DatagramPacket(buffer, buffer.length));
+        }
+        try (var connection = redis.client().connect()) {
+            assertThat(connection.sync().xlen("telemetry")).as("only the allowed device's records").isEqualTo(2);
+        }
+    }
+
+    private static int freeUdpPort() throws java.io.IOException {
+        try (java.net.DatagramSocket s = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
     void perAddressCaps_refuseTheConnectionOverTheCap() throws Exception {
         IngestionServer a = server(Map.of("limits.max-connections-per-address", 2));
         assertThat(login(a, TestImeis.numbered(1))).isEqualTo(1);

@@ -39,7 +39,9 @@ class UdpPacketHandlerTest {
     private final RecordingDeadLetters deadLetters = new RecordingDeadLetters();
     private final EmbeddedChannel channel = new EmbeddedChannel(new UdpPacketHandler(
             new UdpPacketDecoder(DecodeLimits.DEFAULTS), true, writer, deadLetters,
-            new IngestionMetrics(registry), MAX_IN_FLIGHT, new PendingCalls()));
+            new IngestionMetrics(registry), MAX_IN_FLIGHT, new PendingCalls(),
+            org.fleetpipe.teltonika.server.admission.Admission.OPEN,
+            new org.fleetpipe.teltonika.server.admission.RefusalLog(java.time.Duration.ofMinutes(1))));
     private final RandomAvl random = new RandomAvl(11L);
 
     @AfterEach
