@@ -194,24 +194,6 @@ public final class IngestionServer implements AutoCloseable {
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
                 pendingCalls, commands, admission, refusals);
 
-        boss = Transports.group(1, new DefaultThreadFactory("accept", false));
-        workers = Transports.group(0, new DefaultThreadFactory("io", false));
-        MetricsBootstrap.eventLoops(registry, workers);
-        tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(),
-                new TcpChannelInitializer(services));
-        if (settings.tls().enabled()) {
-            tlsContext = new ReloadingSslContext(Path.of(settings.tls().certFile()), Path.of(settings.tls().keyFile()),
-                    settings.tls().reloadCheck());
-            tlsAddress = tlsTcp.bind(boss, workers, settings.bindAddress(), settings.tls().port(),
-                    new TcpChannelInitializer(services, tlsContext, settings.tls().handshakeTimeout().toMillis()));
-        }
-        if (settings.udpPort() > 0) {
-            udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
-                    settings.decodeLimits().maxFrameBytes(),
-                    new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()), settings.imeiLuhnCheck(),
-                            writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls, admission,
-                            refusals));
-        }
         apiToken = settings.apiToken().orElseGet(() -> {
             String token = BearerTokenAuth.randomToken();
             LOG.warn("API_TOKEN is not set: generated the operator API token {} (shown once)", token);
@@ -224,9 +206,35 @@ public final class IngestionServer implements AutoCloseable {
                 new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
         routes.addAll(new OpsRoutes(queueHealth, purger, async, keys).routes());
         routes.add(new AdmissionRoutes(async, keys, settings.admission()));
+        JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
+        janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
+                settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
+        UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()),
+                settings.imeiLuhnCheck(), writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls,
+                admission, refusals);
+        // Every object that holds a script exists now: load them all before the first device can
+        // connect, so no call has to fall back to EVAL (which would go after calls issued meanwhile).
+        LuaScript.loadAll(redis.connection().sync());
+
+        boss = Transports.group(1, new DefaultThreadFactory("accept", false));
+        workers = Transports.group(0, new DefaultThreadFactory("io", false));
+        MetricsBootstrap.eventLoops(registry, workers);
+        TcpChannelInitializer plain = new TcpChannelInitializer(services);
+        tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain);
+        if (settings.tls().enabled()) {
+            tlsContext = new ReloadingSslContext(Path.of(settings.tls().certFile()), Path.of(settings.tls().keyFile()),
+                    settings.tls().reloadCheck());
+            // The same caps across both ports: a device address counts once whichever it uses.
+            tlsAddress = tlsTcp.bind(boss, workers, settings.bindAddress(), settings.tls().port(),
+                    plain.withTls(tlsContext, settings.tls().handshakeTimeout().toMillis()));
+        }
+        if (settings.udpPort() > 0) {
+            udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
+                    settings.decodeLimits().maxFrameBytes(), udpHandler);
+        }
         httpAddress = http.bind(boss, workers, settings.bindAddress(), settings.httpPort(), this::readiness,
-                registry::scrape, new BearerTokenAuth(apiToken),
-                routes);
+                registry::scrape, new BearerTokenAuth(apiToken), routes,
+                settings.commands().maxWait().plusSeconds(30));
 
         identity.listeningOn(tcpAddress.getPort(), httpAddress.getPort());
         heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instanceIdPrefix(), heartbeat,
@@ -235,11 +243,6 @@ public final class IngestionServer implements AutoCloseable {
         commands.start();
         queueHealth.start();
         purger.start();
-        JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
-        janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
-                settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
-        // Every script class exists by now; the devices that connected meanwhile are safe either way.
-        LuaScript.loadAll(redis.connection().sync());
         janitor.start();
         LOG.info("ready: instance={} tcp={} tls={} udp={} http={} redis={} transport={}", id, tcpAddress,
                 tlsAddress == null ? "off" : tlsAddress, udpAddress == null ? "off" : udpAddress, httpAddress,

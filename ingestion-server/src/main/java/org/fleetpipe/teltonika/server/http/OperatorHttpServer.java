@@ -25,7 +25,8 @@ public final class OperatorHttpServer {
 
     public InetSocketAddress bind(EventLoopGroup boss, EventLoopGroup workers, String host, int port,
                                   Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus,
-                                  BearerTokenAuth auth, List<ApiRoute> routes) throws InterruptedException {
+                                  BearerTokenAuth auth, List<ApiRoute> routes, java.time.Duration readTimeout)
+            throws InterruptedException {
         HttpRouter handler = new HttpRouter(readiness, prometheus, auth, routes);
         listener = new ServerBootstrap()
                 .group(boss, workers)
@@ -34,7 +35,9 @@ public final class OperatorHttpServer {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline()
-                                .addLast(new ReadTimeoutHandler(60))
+                                // Longer than the longest wait_ms, so a waiting request is answered.
+                                .addLast(new ReadTimeoutHandler(readTimeout.toMillis(),
+                                        java.util.concurrent.TimeUnit.MILLISECONDS))
                                 .addLast(new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADERS, 8192))
                                 .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
                                 .addLast(new HttpRequestSequencer())

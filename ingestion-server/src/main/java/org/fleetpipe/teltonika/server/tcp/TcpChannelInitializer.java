@@ -30,18 +30,27 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
     private final Supplier<SslContext> tls;
     private final long handshakeTimeoutMillis;
 
-    public TcpChannelInitializer(PipelineServices services) {
-        this(services, null, 0);
+    /**
+     * The same pipeline behind TLS (an SslHandler from {@code tls}, the newest context), sharing this
+     * one's connection caps.
+     */
+    public TcpChannelInitializer withTls(Supplier<SslContext> tls, long handshakeTimeoutMillis) {
+        return new TcpChannelInitializer(services, tls, handshakeTimeoutMillis, tracker);
     }
 
-    /** A pipeline behind TLS: the same handlers after an SslHandler from {@code tls} (newest context). */
-    public TcpChannelInitializer(PipelineServices services, Supplier<SslContext> tls, long handshakeTimeoutMillis) {
+    public TcpChannelInitializer(PipelineServices services) {
+        this(services, null, 0, null);
+    }
+
+    private TcpChannelInitializer(PipelineServices services, Supplier<SslContext> tls, long handshakeTimeoutMillis,
+                                  ConnectionTracker sharedTracker) {
         this.services = services;
         this.tls = tls;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
         ServerSettings s = services.settings();
         DecodeLimits limits = s.decodeLimits();
-        this.tracker = new ConnectionTracker(services.metrics(), s.maxConnections(),
+        this.tracker = sharedTracker != null ? sharedTracker : new ConnectionTracker(services.metrics(),
+                s.maxConnections(),
                 new AddressLimiter(s.maxConnectionsPerAddress(), s.maxNewConnectionsPerAddressPerSecond()));
         this.frameReader = new TcpFrameReader(limits);
         this.avlDecoder = new AvlPacketDecoder(limits);

@@ -77,10 +77,42 @@ public final class ReloadingSslContext implements Supplier<SslContext>, AutoClos
     }
 
     private SslContext build() throws IOException, GeneralSecurityException {
-        return SslContextBuilder.forServer(PemFiles.privateKey(keyFile), PemFiles.certificates(certFile))
+        java.security.PrivateKey key = PemFiles.privateKey(keyFile);
+        java.security.cert.X509Certificate[] chain = PemFiles.certificates(certFile);
+        matching(key, chain[0]);
+        return SslContextBuilder.forServer(key, chain)
                 .sslProvider(SslProvider.JDK)
                 .protocols("TLSv1.3", "TLSv1.2")
                 .build();
+    }
+
+    /**
+     * A certificate and a key from different rotations (files replaced one after the other) would
+     * load fine and fail every handshake: sign and verify once to be sure they belong together.
+     */
+    private static void matching(java.security.PrivateKey key, java.security.cert.X509Certificate leaf)
+            throws GeneralSecurityException {
+        String algorithm = switch (key.getAlgorithm()) {
+            case "RSA" -> "SHA256withRSA";
+            case "EC" -> "SHA256withECDSA";
+            case "Ed25519" -> "Ed25519";
+            default -> null;
+        };
+        if (algorithm == null) {
+            return;
+        }
+        byte[] probe = "teltonika-tls-pair-check".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.security.Signature signer = java.security.Signature.getInstance(algorithm);
+        signer.initSign(key);
+        signer.update(probe);
+        byte[] signature = signer.sign();
+        java.security.Signature verifier = java.security.Signature.getInstance(algorithm);
+        verifier.initVerify(leaf.getPublicKey());
+        verifier.update(probe);
+        if (!verifier.verify(signature)) {
+            throw new GeneralSecurityException("the private key does not belong to the certificate (" + leaf
+                    .getSubjectX500Principal() + "); a rotation may be half done");
+        }
     }
 
     @Override
