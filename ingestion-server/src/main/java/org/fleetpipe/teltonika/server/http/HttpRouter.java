@@ -48,7 +48,14 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
             return;
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
-        String path = new QueryStringDecoder(request.uri()).path();
+        String path;
+        try {
+            path = new QueryStringDecoder(request.uri()).path();
+        } catch (IllegalArgumentException e) {
+            // A malformed percent escape: an answer, not a silently closed connection.
+            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.BAD_REQUEST, "bad-request", "malformed URI");
+            return;
+        }
         if (path.startsWith(API)) {
             api(ctx, request, path.substring(API.length()), keepAlive);
             return;

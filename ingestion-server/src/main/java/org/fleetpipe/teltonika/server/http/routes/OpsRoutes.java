@@ -92,13 +92,13 @@ public final class OpsRoutes {
             call.error(HttpResponseStatus.NOT_FOUND, "not-found", "try GET /api/v1/dlq/frames or /api/v1/dlq/commands");
             return;
         }
-        QueryStringDecoder query = new QueryStringDecoder(call.request().uri());
         long limit;
         long since;
         try {
+            QueryStringDecoder query = new QueryStringDecoder(call.request().uri());
             limit = param(query, "limit", 100);
             since = param(query, "since", 0);
-        } catch (NumberFormatException e) {
+        } catch (IllegalArgumentException e) {
             call.error(HttpResponseStatus.BAD_REQUEST, "bad-query", "limit and since are whole numbers");
             return;
         }
@@ -130,7 +130,13 @@ public final class OpsRoutes {
             call.error(HttpResponseStatus.NOT_FOUND, "not-found", "try POST /api/v1/purge?dry_run=true");
             return;
         }
-        List<String> dry = new QueryStringDecoder(call.request().uri()).parameters().get("dry_run");
+        List<String> dry;
+        try {
+            dry = new QueryStringDecoder(call.request().uri()).parameters().get("dry_run");
+        } catch (IllegalArgumentException e) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-query", "malformed query string");
+            return;
+        }
         boolean dryRun = dry != null && !dry.isEmpty() && (dry.get(0).isEmpty() || dry.get(0).equals("true"));
         purger.purgeSoon(dryRun).whenComplete((report, error) -> {
             if (error != null) {
