@@ -53,10 +53,12 @@ import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
 import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
 import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.fleetpipe.teltonika.server.lifecycle.InstanceRecovery;
+import org.fleetpipe.teltonika.server.lifecycle.LogContext;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.lifecycle.TrackedConnectionRegistry;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -151,6 +153,7 @@ public final class IngestionServer implements AutoCloseable {
         String host = InstanceIdAllocator.hostname();
         String id = InstanceIdAllocator.allocate(redis.connection().sync(), keys, settings.instanceIdPrefix());
         identity = new InstanceIdentity(id, host, System.currentTimeMillis(), version());
+        LogContext.instance(id);
         heartbeat = new HeartbeatRenewer(async, keys, identity, settings.heartbeatTtl(),
                 settings.heartbeatInterval(), settings.redisCommandTimeout(), settings.maxKnownInstances(),
                 sessions::size);
@@ -177,11 +180,15 @@ public final class IngestionServer implements AutoCloseable {
         TelemetryWriter writes;
         if (settings.ackReplicas() > 0) {
             // WAIT blocks its connection, so these writes and their WAITs get one of their own.
+            ConnectionEpoch epoch = new ConnectionEpoch();
+            redis.client().addListener(epoch);
             durableConnection = redis.client().connect();
+            epoch.watch(durableConnection);
             RedisAsyncCommands<String, String> durable = durableConnection.async();
             replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys, settings.telemetryStreamMaxLen(),
                     new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice()),
-                    durable, settings.ackReplicas(), settings.ackReplicasTimeout(), metrics::replicaShortfall);
+                    durable::waitForReplication, epoch, settings.ackReplicas(), settings.ackReplicasTimeout(),
+                    metrics::replicaShortfall);
             writes = replicaAcks;
         } else {
             writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),

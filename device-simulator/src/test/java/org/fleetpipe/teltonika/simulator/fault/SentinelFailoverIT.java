@@ -49,6 +49,10 @@ class SentinelFailoverIT {
         assertThat(outcome.acknowledged).isPositive();
     }
 
+    private Path sentinelLog(int ackReplicas, int i) {
+        return dir.resolve("sentinel-" + ackReplicas + "-" + i + ".log");
+    }
+
     private record Outcome(int acknowledged, int lost, long failoverMs, int acknowledgedWhileBehind) {
     }
 
@@ -66,10 +70,10 @@ class SentinelFailoverIT {
                 Path config = dir.resolve("sentinel-" + ackReplicas + "-" + i + ".conf");
                 Files.writeString(config, "sentinel monitor mymaster 127.0.0.1 " + primary.port() + " 2\n"
                         + "sentinel down-after-milliseconds mymaster 1000\n"
-                        + "sentinel failover-timeout mymaster 5000\n"
+                        + "sentinel failover-timeout mymaster 3000\n"
                         + "sentinel parallel-syncs mymaster 1\n");
                 LocalRedisServer sentinel = LocalRedisServer.builder().port(port).configFile(config)
-                        .args("--sentinel").build().start();
+                        .args("--sentinel", "--logfile", sentinelLog(ackReplicas, i).toString()).build().start();
                 open.add(sentinel);
                 sentinelPorts.add(port);
             }
@@ -79,6 +83,17 @@ class SentinelFailoverIT {
             try (StatefulRedisConnection<String, String> direct = client.connect()) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> direct.sync().info("replication")
                         .contains("state=online"));
+            }
+            // A sentinel learns of replicas from the primary's INFO, every 10 s: one that has not yet
+            // seen the replica when the primary dies has nobody to promote.
+            for (int port : sentinelPorts) {
+                RedisClient sentinelClient = RedisClient.create("redis://127.0.0.1:" + port);
+                try (var sentinel = sentinelClient.connectSentinel()) {
+                    await().atMost(Duration.ofSeconds(30)).until(() -> sentinel.sync().replicas("mymaster").stream()
+                            .anyMatch(r -> Integer.toString(replica.port()).equals(r.get("port"))));
+                } finally {
+                    sentinelClient.shutdown();
+                }
             }
             List<ServerProcess> servers = new ArrayList<>();
             for (String prefix : List.of("s1", "s2")) {
@@ -104,8 +119,17 @@ class SentinelFailoverIT {
             RedisClient sentinelClient = RedisClient.create("redis://127.0.0.1:" + sentinelPorts.get(0));
             int newPrimaryPort;
             try (var sentinel = sentinelClient.connectSentinel()) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> ((InetSocketAddress) sentinel.sync()
-                        .getMasterAddrByName("mymaster")).getPort() == replica.port());
+                // A failed election is retried after 2 x failover-timeout, and a sentinel whose timer
+                // stalled (a loaded machine) sits 30 s in TILT mode: hence the generous limit.
+                try {
+                    await().atMost(Duration.ofSeconds(90)).until(() -> ((InetSocketAddress) sentinel.sync()
+                            .getMasterAddrByName("mymaster")).getPort() == replica.port());
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    for (int i = 0; i < 3; i++) {
+                        System.out.println("--- sentinel " + i + " log:\n" + Files.readString(sentinelLog(ackReplicas, i)));
+                    }
+                    throw e;
+                }
                 newPrimaryPort = ((InetSocketAddress) sentinel.sync().getMasterAddrByName("mymaster")).getPort();
             } finally {
                 sentinelClient.shutdown();

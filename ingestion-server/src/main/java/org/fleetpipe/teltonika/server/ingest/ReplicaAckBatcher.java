@@ -1,11 +1,11 @@
 package org.fleetpipe.teltonika.server.ingest;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 
@@ -15,7 +15,9 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacket;
  * one WAIT covers every packet whose write was answered before it was sent (Redis confirms
  * replication by offset, and all those writes went first on the same connection), so it costs one
  * round trip per batch, not per packet. The writer must use a connection of its own, because a
- * WAIT blocks the connection it is sent on until it returns.
+ * WAIT blocks the connection it is sent on until it returns. A write answered before the
+ * connection last (re)connected is never acknowledged: the WAIT that follows runs on another
+ * physical connection, maybe to another primary, and does not cover it.
  */
 public final class ReplicaAckBatcher implements TelemetryWriter {
 
@@ -26,11 +28,25 @@ public final class ReplicaAckBatcher implements TelemetryWriter {
         }
     }
 
-    private record Waiting(CompletableFuture<Integer> ack, int stored) {
+    /** Redis's WAIT on the writer's connection: how many replicas confirmed, within the timeout. */
+    @FunctionalInterface
+    public interface ReplicaWait {
+        CompletionStage<Long> await(int replicas, long timeoutMillis);
+    }
+
+    /** The connection was re-established between the write and its WAIT: unconfirmed, not acknowledged. */
+    public static final class ConnectionChanged extends RuntimeException {
+        ConnectionChanged() {
+            super("the Redis connection changed between the write and its WAIT", null, false, false);
+        }
+    }
+
+    private record Waiting(CompletableFuture<Integer> ack, int stored, long epoch) {
     }
 
     private final TelemetryWriter writer;
-    private final RedisAsyncCommands<String, String> redis;
+    private final ReplicaWait redis;
+    private final LongSupplier epoch;
     private final int replicas;
     private final long timeoutMillis;
     private final Runnable shortfall;
@@ -39,11 +55,15 @@ public final class ReplicaAckBatcher implements TelemetryWriter {
     private boolean waiting;
     private volatile long lastShortfallAt;
 
-    /** {@code shortfall} is told each time a WAIT confirms fewer replicas than wanted (for a metric). */
-    public ReplicaAckBatcher(TelemetryWriter writer, RedisAsyncCommands<String, String> redis, int replicas,
+    /**
+     * {@code epoch} changes whenever the writer's connection (re)connects; {@code shortfall} is told
+     * each time a WAIT confirms fewer replicas than wanted (for a metric).
+     */
+    public ReplicaAckBatcher(TelemetryWriter writer, ReplicaWait redis, LongSupplier epoch, int replicas,
                              Duration timeout, Runnable shortfall) {
         this.writer = writer;
         this.redis = redis;
+        this.epoch = epoch;
         this.replicas = replicas;
         this.timeoutMillis = timeout.toMillis();
         this.shortfall = shortfall;
@@ -57,8 +77,9 @@ public final class ReplicaAckBatcher implements TelemetryWriter {
                 ack.completeExceptionally(error);
                 return;
             }
+            long answeredIn = epoch.getAsLong();
             synchronized (lock) {
-                next.add(new Waiting(ack, stored));
+                next.add(new Waiting(ack, stored, answeredIn));
             }
             maybeWait();
         });
@@ -76,15 +97,18 @@ public final class ReplicaAckBatcher implements TelemetryWriter {
             batch = next;
             next = new ArrayList<>();
         }
-        redis.waitForReplication(replicas, timeoutMillis).whenComplete((confirmed, error) -> {
+        redis.await(replicas, timeoutMillis).whenComplete((confirmed, error) -> {
             boolean enough = error == null && confirmed != null && confirmed >= replicas;
+            long answeredIn = epoch.getAsLong();
             if (!enough) {
                 lastShortfallAt = System.currentTimeMillis();
                 shortfall.run();
             }
             for (Waiting w : batch) {
-                if (enough) {
+                if (enough && w.epoch() == answeredIn) {
                     w.ack().complete(w.stored());
+                } else if (enough) {
+                    w.ack().completeExceptionally(new ConnectionChanged());
                 } else {
                     w.ack().completeExceptionally(error != null ? error
                             : new ReplicasBehind(confirmed == null ? 0 : confirmed, replicas));

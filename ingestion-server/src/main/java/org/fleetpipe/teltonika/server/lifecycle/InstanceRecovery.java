@@ -68,6 +68,7 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
         try {
             newId = InstanceIdAllocator.allocate(redis, keys, idPrefix);
             heartbeat.adopt(newId);
+            LogContext.instance(newId);
             events.listen(newId);
         } catch (RuntimeException e) {
             LOG.warn("instance={} could not come back under a new id yet ({}); retrying", oldId, e.getMessage());
