@@ -15,7 +15,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpServerCodec;
 import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Proxy;
@@ -64,6 +64,8 @@ class OperatorApiFuzzTest {
     private final FakeCommandStore store = new FakeCommandStore();
     private final ReplyWaiter waiter = new ReplyWaiter();
     private final HttpRouter router;
+    /** Methods of the requests the server read, in order, so the response parser knows HEAD answers. */
+    private final List<io.netty.handler.codec.http.HttpMethod> methods = new ArrayList<>();
     /** What the server wrote for the last input, for the plain regression tests. */
     byte[] lastAnswers;
 
@@ -91,11 +93,12 @@ class OperatorApiFuzzTest {
         byte[] rest = data.length > 1 ? java.util.Arrays.copyOfRange(data, 1, data.length) : new byte[0];
         boolean raw = (flags & 8) != 0;
         byte[] request = raw ? rest : request(rest, (flags & 4) != 0, (flags & 16) == 0);
-        boolean head = new String(request, StandardCharsets.ISO_8859_1).startsWith("HEAD ");
+        String[] line = requestLine(request);
+        boolean head = line.length > 0 && line[0].equals("HEAD");
 
         byte[] answers = exchange(request);
         lastAnswers = answers;
-        List<String> responses = check(answers, request, mode);
+        List<String> responses = check(answers, request, mode, methods);
         if (!raw && !head && !badPercentEscape(request)) {
             check(responses.size() == 1, "%d answers to one request: %s", responses.size(), responses);
         }
@@ -110,18 +113,23 @@ class OperatorApiFuzzTest {
      * looking for other problems.
      */
     static boolean badPercentEscape(byte[] request) {
-        String text = new String(request, StandardCharsets.ISO_8859_1);
-        int sp = text.indexOf(' ');
-        int end = sp < 0 ? -1 : text.indexOf(' ', sp + 1);
-        if (end < 0) {
+        String[] parts = requestLine(request);
+        if (parts.length < 2) {
             return false;
         }
         try {
-            new io.netty.handler.codec.http.QueryStringDecoder(text.substring(sp + 1, end)).path();
+            new io.netty.handler.codec.http.QueryStringDecoder(parts[1]).path();
             return false;
         } catch (IllegalArgumentException e) {
             return true;
         }
+    }
+
+    /** The first line's method, URI and version as Netty reads them: split at runs of whitespace. */
+    static String[] requestLine(byte[] request) {
+        String text = new String(request, StandardCharsets.ISO_8859_1);
+        int eol = text.indexOf('\n');
+        return (eol < 0 ? text : text.substring(0, eol)).trim().split("\\s+");
     }
 
     /** A request around the fuzzer's method, URI and body, as a well-behaved client writes it. */
@@ -152,8 +160,9 @@ class OperatorApiFuzzTest {
 
     /** Runs the request through the server pipeline; returns every byte the server wrote. */
     private byte[] exchange(byte[] request) {
+        methods.clear();
         EmbeddedChannel channel = new EmbeddedChannel(new HttpServerCodec(), new HttpObjectAggregator(1024 * 1024),
-                new HttpRequestSequencer(), router);
+                new MethodRecorder(), new HttpRequestSequencer(), router);
         ByteArrayOutputStream written = new ByteArrayOutputStream();
         try {
             channel.writeInbound(Unpooled.wrappedBuffer(request));
@@ -191,12 +200,21 @@ class OperatorApiFuzzTest {
     }
 
     /** Parses the server's bytes as HTTP responses and checks each; returns "status body" per response. */
-    private static List<String> check(byte[] answers, byte[] request, FakeCommandStore.Mode mode) {
+    private static List<String> check(byte[] answers, byte[] request, FakeCommandStore.Mode mode,
+                                      List<io.netty.handler.codec.http.HttpMethod> methods) {
         String requestText = new String(request, StandardCharsets.ISO_8859_1);
-        EmbeddedChannel client = new EmbeddedChannel(new HttpResponseDecoder(),
-                new HttpObjectAggregator(1024 * 1024));
+        EmbeddedChannel client = new EmbeddedChannel(new HttpClientCodec(), new HttpObjectAggregator(1024 * 1024));
         List<String> seen = new ArrayList<>();
         try {
+            // The client codec pairs answers with the requests it sent: a HEAD answer has no body.
+            for (io.netty.handler.codec.http.HttpMethod method : methods) {
+                client.writeOutbound(new io.netty.handler.codec.http.DefaultFullHttpRequest(
+                        io.netty.handler.codec.http.HttpVersion.HTTP_1_1, method, "/"));
+            }
+            Object sent;
+            while ((sent = client.readOutbound()) != null) {
+                io.netty.util.ReferenceCountUtil.release(sent);
+            }
             client.writeInbound(Unpooled.wrappedBuffer(answers));
             Object in;
             while ((in = client.readInbound()) != null) {
@@ -208,7 +226,14 @@ class OperatorApiFuzzTest {
                 }
             }
         } finally {
-            client.finishAndReleaseAll();
+            try {
+                client.finishAndReleaseAll();
+            } catch (io.netty.handler.codec.PrematureChannelClosureException e) {
+                // HttpServerCodec sends a HEAD answer's headers only, which a plain response decoder
+                // takes for a cut-off body. Without a HEAD request it is a truncated response.
+                check(requestText.contains("HEAD "), "response cut off: %s",
+                        new String(answers, StandardCharsets.ISO_8859_1));
+            }
         }
         return seen;
     }
@@ -223,7 +248,10 @@ class OperatorApiFuzzTest {
         }
         if (status >= 400) {
             boolean nettyOwn = body.isEmpty() && (status == 413 || status == 417);
-            if (!nettyOwn) {
+            // The answer to HEAD: the headers of the JSON answer, without its body.
+            boolean headAnswer = body.isEmpty()
+                    && io.netty.handler.codec.http.HttpUtil.getContentLength(response, 0L) > 0;
+            if (!nettyOwn && !headAnswer) {
                 check(String.valueOf(response.headers().get(HttpHeaderNames.CONTENT_TYPE)).startsWith(
                         "application/json"), "error without JSON content type: %s", seen);
                 JsonNode json;
@@ -243,11 +271,58 @@ class OperatorApiFuzzTest {
         // KNOWN BUG (OperatorApiLeakTest, disabled): 503 redis-unavailable bodies carry the exception's
         // toString. Exempt here so the fuzzer keeps looking for other leaks.
         if (status != 503) {
+            // Words are looked for in the text a client reads: JSON strings decoded (a \u001E escape
+            // followed by "xception" is not a class name), and allowed when the request itself
+            // carried them (paths are echoed, after percent-decoding).
+            String text = readable(body);
+            String echoed = requestText + "\n" + percentDecoded(requestText);
             for (String word : FORBIDDEN) {
-                check(!body.contains(word) || requestText.contains(word), "body reveals '%s': %s", word, seen);
+                check(!text.contains(word) || echoed.contains(word), "body reveals '%s': %s", word, seen);
             }
         }
         return seen;
+    }
+
+    /** Notes each request's method on its way to the router. */
+    private final class MethodRecorder extends io.netty.channel.ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof io.netty.handler.codec.http.HttpRequest request) {
+                methods.add(request.method());
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private static String readable(String body) {
+        try {
+            JsonNode json = JSON.readTree(body);
+            if (json == null) {
+                return body;
+            }
+            StringBuilder text = new StringBuilder();
+            collect(json, text);
+            return text.toString();
+        } catch (java.io.IOException notJson) {
+            return body;
+        }
+    }
+
+    private static void collect(JsonNode node, StringBuilder text) {
+        if (node.isTextual()) {
+            text.append(node.asText()).append('\n');
+        }
+        node.fieldNames().forEachRemaining(name -> text.append(name).append('\n'));
+        node.forEach(child -> collect(child, text));
+    }
+
+    private static String percentDecoded(String text) {
+        try {
+            return io.netty.handler.codec.http.QueryStringDecoder.decodeComponent(text,
+                    StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return text;
+        }
     }
 
     /** The two Redis calls DeviceRoutes makes: no owner (not connected), or the store's failure. */
