@@ -25,6 +25,8 @@ final class FakeCommandStore implements CommandStore {
     volatile Mode mode = Mode.ACCEPT;
     final Map<String, Map<String, String>> commands = new ConcurrentHashMap<>();
     final List<String> enqueued = new ArrayList<>();
+    /** Called with each accepted command's id before enqueue completes. */
+    volatile java.util.function.Consumer<String> onEnqueue = id -> { };
 
     @Override
     public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt) {
@@ -46,6 +48,7 @@ final class FakeCommandStore implements CommandStore {
         fields.put("history", "[{\"status\":\"queued\",\"at\":1700000000000}]");
         commands.put(id, fields);
         enqueued.add(id);
+        onEnqueue.accept(id);
         return CompletableFuture.completedFuture(1L);
     }
 
