@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.Range;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.netty.buffer.Unpooled;
 import java.net.URI;
@@ -27,8 +26,8 @@ import org.fleetpipe.teltonika.codec.testing.Hex;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;
-import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.InProcessServers;
 import org.fleetpipe.teltonika.server.testing.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,42 +47,28 @@ class CommandsIT {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper json = new ObjectMapper();
-    private final List<IngestionServer> servers = new ArrayList<>();
-    private final List<DeviceClient> devices = new ArrayList<>();
-    private RedisFixture redis;
-    private StatefulRedisConnection<String, String> connection;
+    private InProcessServers cluster;
     private RedisCommands<String, String> commands;
 
     @BeforeEach
     void connect(RedisFixture redis) {
-        this.redis = redis;
-        connection = redis.client().connect();
-        commands = connection.sync();
+        cluster = new InProcessServers(redis, Map.of("api-token", TOKEN));
+        commands = cluster.redis();
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        for (DeviceClient d : devices) {
-            d.close();
-        }
-        for (IngestionServer s : servers) {
-            s.close();
-        }
-        connection.close();
+        cluster.close();
     }
 
     private IngestionServer server(String prefix, Map<String, Object> extra) throws InterruptedException {
-        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
-                "http-port", 0, "bind-address", "127.0.0.1", "instance-id-prefix", prefix, "api-token", TOKEN));
-        settings.putAll(extra);
-        IngestionServer server = new IngestionServer(SettingsLoader.load(settings)).start();
-        servers.add(server);
-        return server;
+        Map<String, Object> settings = new HashMap<>(extra);
+        settings.put("instance-id-prefix", prefix);
+        return cluster.start(settings);
     }
 
     private DeviceClient device(IngestionServer on) throws Exception {
-        DeviceClient device = DeviceClient.connect(on.tcpAddress().getPort());
-        devices.add(device);
+        DeviceClient device = cluster.connect(on);
         assertThat(device.login(IMEI)).isEqualTo(1);
         return device;
     }

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,10 +18,10 @@ import org.fleetpipe.teltonika.registry.testing.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.InProcessServers;
 import org.fleetpipe.teltonika.server.testing.Frames;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.AfterEach;
@@ -36,42 +34,28 @@ class DedupIT {
 
     private static final String IMEI = TestImeis.WIKI;
 
-    private final List<IngestionServer> servers = new ArrayList<>();
-    private final List<DeviceClient> devices = new ArrayList<>();
     private RedisFixture redis;
-    private StatefulRedisConnection<String, String> connection;
+    private InProcessServers cluster;
     private RedisCommands<String, String> commands;
 
     @BeforeEach
     void connect(RedisFixture redis) {
         this.redis = redis;
-        connection = redis.client().connect();
-        commands = connection.sync();
+        cluster = new InProcessServers(redis, Map.of());
+        commands = cluster.redis();
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        for (DeviceClient d : devices) {
-            d.close();
-        }
-        for (IngestionServer s : servers) {
-            s.close();
-        }
-        connection.close();
+        cluster.close();
     }
 
     private IngestionServer server(Map<String, Object> extra) throws InterruptedException {
-        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
-                "http-port", 0, "bind-address", "127.0.0.1"));
-        settings.putAll(extra);
-        IngestionServer server = new IngestionServer(SettingsLoader.load(settings)).start();
-        servers.add(server);
-        return server;
+        return cluster.start(extra);
     }
 
     private DeviceClient device(IngestionServer on) throws Exception {
-        DeviceClient device = DeviceClient.connect(on.tcpAddress().getPort());
-        devices.add(device);
+        DeviceClient device = cluster.connect(on);
         assertThat(device.login(IMEI)).isEqualTo(1);
         return device;
     }

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +15,10 @@ import org.fleetpipe.teltonika.registry.InstanceConflictException;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;
-import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.InProcessServers;
 import org.junit.jupiter.api.Test;
 
 /** Instances in one JVM sharing one real Redis: ownership, takeover, stop, remote shutdown, expiry. */
@@ -31,28 +28,21 @@ class InstanceLifecycleIT {
     private static final String IMEI = "352093081452251";
     private static final Duration TTL = Duration.ofMillis(1500);
 
-    private final List<IngestionServer> servers = new ArrayList<>();
-    private final List<DeviceClient> devices = new ArrayList<>();
     private RedisFixture redis;
-    private StatefulRedisConnection<String, String> connection;
+    private InProcessServers cluster;
     private RedisCommands<String, String> commands;
 
     @BeforeEach
     void connect(RedisFixture redis) {
         this.redis = redis;
-        connection = redis.client().connect();
-        commands = connection.sync();
+        cluster = new InProcessServers(redis, Map.of("heartbeat.ttl", TTL.toMillis() + "ms", "heartbeat.interval", "300ms",
+                "redis.command-timeout", "1s"));
+        commands = cluster.redis();
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        for (DeviceClient d : devices) {
-            d.close();
-        }
-        for (IngestionServer s : servers) {
-            s.close();
-        }
-        connection.close();
+        cluster.close();
     }
 
     private IngestionServer server(String prefix) throws InterruptedException {
@@ -60,18 +50,13 @@ class InstanceLifecycleIT {
     }
 
     private IngestionServer server(String prefix, Map<String, Object> extra) throws InterruptedException {
-        Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
-                "http-port", 0, "bind-address", "127.0.0.1", "instance-id-prefix", prefix, "heartbeat.ttl",
-                TTL.toMillis() + "ms", "heartbeat.interval", "300ms", "redis.command-timeout", "1s"));
-        settings.putAll(extra);
-        IngestionServer server = new IngestionServer(SettingsLoader.load(settings));
-        servers.add(server);
-        return server.start();
+        Map<String, Object> settings = new HashMap<>(extra);
+        settings.put("instance-id-prefix", prefix);
+        return cluster.start(settings);
     }
 
     private DeviceClient loggedIn(IngestionServer server) throws Exception {
-        DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort());
-        devices.add(device);
+        DeviceClient device = cluster.connect(server);
         assertThat(device.login(IMEI)).isEqualTo(1);
         return device;
     }
