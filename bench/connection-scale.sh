@@ -33,34 +33,14 @@ http_port=${HTTP_PORT:-18128}
 host=127.0.0.1
 sources=127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5
 
-for tool in redis-server redis-cli curl java jcmd python3; do
-  command -v "$tool" >/dev/null || { echo "connection-scale: $tool not found on the PATH" >&2; exit 2; }
-done
-for port in "$redis_port" "$tcp_port" "$http_port"; do
-  if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
-    echo "connection-scale: port $port on $host is taken; set REDIS_PORT/TCP_PORT/HTTP_PORT" >&2
-    exit 2
-  fi
-done
-server_jar=ingestion-server/target/ingestion-server.jar
-sim_jar=device-simulator/target/device-simulator.jar
-if [[ ! -f $server_jar || ! -f $sim_jar ]]; then
-  mvn -B -q -ntp -DskipTests package -pl ingestion-server,device-simulator -am
-fi
+bench_name=connection-scale
+source bench/lib.sh
+bench_require_tools redis-server redis-cli curl java jcmd python3
+bench_require_free_ports "$host" "$redis_port" "$tcp_port" "$http_port"
+bench_build_jars
 
 out=${SCALE_OUT:-$(mktemp -d /tmp/connection-scale.XXXXXX)}
 mkdir -p "$out"
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 echo "== connection scale $(date -u +%FT%TZ): $n connections, open-file limit $fd_limit, logs in $out"
 echo "   load: $(cut -d' ' -f1-3 /proc/loadavg)"

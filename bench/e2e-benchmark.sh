@@ -27,38 +27,15 @@ tcp_port=${TCP_PORT:-15127}
 http_port=${HTTP_PORT:-18127}
 host=127.0.0.1
 
-for tool in redis-server redis-benchmark redis-cli curl java python3; do
-  command -v "$tool" >/dev/null || { echo "e2e-benchmark: $tool not found on the PATH" >&2; exit 2; }
-done
-for port in "$redis_port" "$tcp_port" "$http_port"; do
-  if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
-    echo "e2e-benchmark: port $port on $host is taken; set REDIS_PORT/TCP_PORT/HTTP_PORT" >&2
-    exit 2
-  fi
-done
+bench_name=e2e-benchmark
+source bench/lib.sh
+bench_require_tools redis-server redis-benchmark redis-cli curl java python3
+bench_require_free_ports "$host" "$redis_port" "$tcp_port" "$http_port"
 
-server_jar=ingestion-server/target/ingestion-server.jar
-sim_jar=device-simulator/target/device-simulator.jar
-if [[ ! -f $server_jar || ! -f $sim_jar ]]; then
-  mvn -B -q -ntp -DskipTests package -pl ingestion-server,device-simulator -am
-fi
+bench_build_jars
 
 out=${E2E_OUT:-$(mktemp -d /tmp/e2e-benchmark.XXXXXX)}
 mkdir -p "$out"
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    # bounded: SIGKILL whatever is still there after 15 s
-    for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # Other builds on the machine distort every number: wait (at most 30 s) for a quiet box.
 wait_for_quiet() {
@@ -105,14 +82,16 @@ printf '    XADD      %12.0f entries/s   (-c 50 -P 16 -n %d)\n' "$xadd_rps" "$xa
 
 # The server's own path: one EVALSHA of append-packet.lua per packet of $records records.
 script=$(cat ingestion-server/src/main/resources/ingest/append-packet.lua)
-eval_args=(2 telemetry-bench device:info:352093081452251 "$maxlen" 1763800000000 "$records")
-for _ in $(seq "$records"); do eval_args+=("${#entry[@]}" "${entry[@]}"); done
+# Dedup off (window 0): one fixed entry repeated would otherwise be stored once per device.
+eval_args=(3 telemetry-bench device:info:352093081452251 dedup:352093081452251 "$maxlen" 1763800000000 0 0
+  "$records")
+for r in $(seq "$records"); do eval_args+=("${#entry[@]}" "id-$r" "$r" "${entry[@]}"); done
 eval_n=$((1000000 / records))
 sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
 redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" --csv \
   EVALSHA "$sha" "${eval_args[@]}" > "$out/eval.csv"
 eval_rps=$(csv_rps "$out/eval.csv")
-printf '    EVALSHA   %12.0f records/s   (append-packet.lua, %d records per call, -c 50 -P 16 -n %d)\n' \
+printf '    EVALSHA   %12.0f records/s   (append-packet.lua, dedup off, %d records per call, -c 50 -P 16 -n %d)\n' \
   "$(python3 -c "print($eval_rps * $records)")" "$records" "$eval_n"
 redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench >/dev/null
 

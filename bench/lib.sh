@@ -1,0 +1,41 @@
+# Shared by the load scripts: preconditions, the jars, and stopping what a script started.
+# Source it after `cd` to the project root; `bench_name` names the script in error messages.
+
+bench_require_tools() {  # every tool named must be on the PATH
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "$bench_name: $tool not found on the PATH" >&2; exit 2; }
+  done
+}
+
+bench_require_free_ports() {  # host port...: none may be taken
+  local host=$1 port
+  shift
+  for port in "$@"; do
+    if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+      echo "$bench_name: port $port on $host is taken; set REDIS_PORT/TCP_PORT/HTTP_PORT" >&2
+      exit 2
+    fi
+  done
+}
+
+server_jar=ingestion-server/target/ingestion-server.jar
+sim_jar=device-simulator/target/device-simulator.jar
+bench_build_jars() {
+  if [[ ! -f $server_jar || ! -f $sim_jar ]]; then
+    mvn -B -q -ntp -DskipTests package -pl ingestion-server,device-simulator -am
+  fi
+}
+
+# Every process started goes into pids; on exit each gets SIGTERM, then SIGKILL after 20 s.
+pids=()
+bench_cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+}
+trap bench_cleanup EXIT
+trap 'exit 130' INT TERM
