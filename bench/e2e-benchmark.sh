@@ -2,7 +2,8 @@
 # End-to-end benchmark, in one run, all on loopback:
 #  (a) the sink's limit: redis-benchmark, pipelined (-P 16) XADD of one entry shaped like the
 #      server's (same fields and sizes as TelemetryEntryMapper writes for a simulator record),
-#      and, for comparison, EVAL of the server's own append-packet.lua with 10 such records;
+#      and, for comparison, EVALSHA of the server's own append-packet.lua with 10 such records,
+#      deduplication off and on;
 #  (b) the server jar against that same Redis and the simulator's closed-loop load mode:
 #      acknowledged records/s;
 #  (c) the ratio (b)/(a);
@@ -13,6 +14,7 @@
 # Usage: bench/e2e-benchmark.sh [connections=200] [records=10] [duration=20s]
 # Env:   JFR=1  record the server with JFR during (b) and (d) and print its hottest frames
 #        SERVER_JAVA_OPTS="..."  extra JVM options for the server (experiments)
+#        DEDUP_WINDOW=0s  run the server with deduplication off (default: on, 1h, as in production)
 #        E2E_OUT=dir  keep logs there (default: a temporary directory, printed at the end)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,27 +82,34 @@ csv_rps() {  # requests/s from redis-benchmark --csv: 7th field from the end (th
 xadd_rps=$(csv_rps "$out/xadd.csv")
 printf '    XADD      %12.0f entries/s   (-c 50 -P 16 -n %d)\n' "$xadd_rps" "$xadd_n"
 
-# The server's own path: one EVALSHA of append-packet.lua per packet of $records records.
+# The server's own path: one EVALSHA of append-packet.lua per packet of $records records, with
+# deduplication off and on (fresh random identities: __rand_int__ is redis-benchmark's placeholder).
 script=$(cat ingestion-server/src/main/resources/ingest/append-packet.lua)
-# Dedup off (window 0): one fixed entry repeated would otherwise be stored once per device.
-eval_args=(3 telemetry-bench device:info:352093081452251 dedup:352093081452251 "$maxlen" 1763800000000 0 0
-  "$records")
-for r in $(seq "$records"); do eval_args+=("${#entry[@]}" "id-$r" "$r" "${entry[@]}"); done
-eval_n=$((1000000 / records))
+names=() values=()
+for ((k = 0; k < ${#entry[@]}; k += 2)); do names+=("${entry[k]}"); values+=("${entry[k + 1]}"); done
 sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
-redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" --csv \
-  EVALSHA "$sha" "${eval_args[@]}" > "$out/eval.csv"
-eval_rps=$(csv_rps "$out/eval.csv")
-printf '    EVALSHA   %12.0f records/s   (append-packet.lua, dedup off, %d records per call, -c 50 -P 16 -n %d)\n' \
-  "$(python3 -c "print($eval_rps * $records)")" "$records" "$eval_n"
-redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench >/dev/null
+eval_n=$((1000000 / records))
+for window in 0 3600000; do
+  eval_args=(3 telemetry-bench device:info:352093081452251 dedup:352093081452251 "$maxlen" 1763800000000 "$window"
+    128 "$records" "${#names[@]}" "${names[@]}")
+  if ((window > 0)); then
+    for r in $(seq "$records"); do eval_args+=("$r" "$r-__rand_int__"); done
+  fi
+  for r in $(seq "$records"); do eval_args+=("${values[@]}"); done
+  redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" -r 100000000000 --csv \
+    EVALSHA "$sha" "${eval_args[@]}" > "$out/eval-$window.csv"
+  eval_rps=$(csv_rps "$out/eval-$window.csv")
+  printf '    EVALSHA   %12.0f records/s   (append-packet.lua, dedup %s, %d records per call, -c 50 -P 16 -n %d)\n' \
+    "$(python3 -c "print($eval_rps * $records)")" "$([[ $window == 0 ]] && echo off || echo on)" "$records" "$eval_n"
+  redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench dedup:352093081452251 >/dev/null
+done
 
 # ---------------------------------------------------------------- server
 jvm_opts=()
 if [[ -n ${JFR:-} ]]; then jvm_opts+=(-XX:+FlightRecorder); fi
 # shellcheck disable=SC2206
 if [[ -n ${SERVER_JAVA_OPTS:-} ]]; then jvm_opts+=($SERVER_JAVA_OPTS); fi
-env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
+env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" DEDUP_WINDOW="${DEDUP_WINDOW:-1h}" TCP_PORT="$tcp_port" UDP_PORT=0 \
   HTTP_PORT="$http_port" API_TOKEN=e2e-benchmark INSTANCE_ID=e2e-bench LOG_LEVEL=WARN \
   java "${jvm_opts[@]}" -jar "$server_jar" > "$out/server.log" 2>&1 &
 server_pid=$!

@@ -3,6 +3,9 @@ package org.fleetpipe.teltonika.registry;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,6 +16,7 @@ import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * A Lua script read once from the classpath and called by its SHA. When Redis answers NOSCRIPT
@@ -23,6 +27,8 @@ public final class LuaScript {
     private final String name;
     private final String body;
     private final String sha;
+    private final byte[] shaBulk;
+    private final byte[] bodyBulk;
 
     /** Every script this process uses, so they can all be loaded at start. */
     private static final java.util.List<LuaScript> ALL = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -31,6 +37,8 @@ public final class LuaScript {
         this.name = name;
         this.body = body;
         this.sha = sha1(body);
+        this.shaBulk = RespArguments.preEncoded(sha);
+        this.bodyBulk = RespArguments.preEncoded(body);
         ALL.add(this);
     }
 
@@ -67,14 +75,31 @@ public final class LuaScript {
 
     public <T> CompletionStage<T> call(RedisAsyncCommands<String, String> redis, ScriptOutputType type, String[] keys,
                                        String... args) {
-        CompletableFuture<T> first = redis.<T>evalsha(sha, type, keys, args).toCompletableFuture();
-        return first.handle((value, error) -> {
+        return bodyOnNoScript(() -> redis.<T>evalsha(sha, type, keys, args).toCompletableFuture(),
+                () -> redis.<T>eval(body, type, keys, args).toCompletableFuture());
+    }
+
+    /**
+     * Calls the script with {@code keysAndArgs} already encoded (the key count, the keys, then the
+     * arguments), for calls with so many arguments that encoding them on Lettuce's thread costs.
+     */
+    public CompletionStage<Long> callInteger(RedisAsyncCommands<String, String> redis, RespArguments keysAndArgs) {
+        return bodyOnNoScript(
+                () -> redis.dispatch(CommandType.EVALSHA, new IntegerOutput<>(StringCodec.UTF8), keysAndArgs.after(shaBulk))
+                        .toCompletableFuture(),
+                () -> redis.dispatch(CommandType.EVAL, new IntegerOutput<>(StringCodec.UTF8), keysAndArgs.after(bodyBulk))
+                        .toCompletableFuture());
+    }
+
+    private static <T> CompletionStage<T> bodyOnNoScript(Supplier<CompletableFuture<T>> bySha,
+                                                         Supplier<CompletableFuture<T>> byBody) {
+        return bySha.get().handle((value, error) -> {
             if (error == null) {
                 return CompletableFuture.completedFuture(value);
             }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause instanceof RedisNoScriptException) {
-                return redis.<T>eval(body, type, keys, args).toCompletableFuture();
+                return byBody.get();
             }
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(f -> f);

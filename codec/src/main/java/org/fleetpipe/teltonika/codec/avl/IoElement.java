@@ -43,6 +43,11 @@ public sealed interface IoElement permits IoElement.Fixed, IoElement.Variable {
             return value.length;
         }
 
+        /** One byte of the value, without the copy {@link #value()} makes. */
+        public byte byteAt(int index) {
+            return value[index];
+        }
+
         @Override
         public String valueText() {
             return HexFormat.of().formatHex(value);

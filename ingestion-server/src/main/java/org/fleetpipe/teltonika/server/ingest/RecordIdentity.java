@@ -6,8 +6,8 @@ import org.fleetpipe.teltonika.codec.avl.GpsElement;
 import org.fleetpipe.teltonika.codec.avl.IoElement;
 
 /**
- * What makes two records the same for deduplication: a 64-bit hash (16 hex characters, so each
- * remembered record costs a few bytes in Redis) of the device time and the content (codec,
+ * What makes two records the same for deduplication: a 64-bit hash (written as 16 hex characters,
+ * so each remembered record costs a few bytes in Redis) of the device time and the content (codec,
  * priority, position, event, generation type, IO). Same time with different content is a
  * different record.
  */
@@ -19,7 +19,7 @@ final class RecordIdentity {
     private RecordIdentity() {
     }
 
-    static String of(CodecId codec, AvlRecord r) {
+    static long of(CodecId codec, AvlRecord r) {
         GpsElement g = r.gps();
         long h = FNV_OFFSET;
         h = mix(h, r.timestamp());
@@ -39,13 +39,13 @@ final class RecordIdentity {
                 h = mix(h, f.width());
                 h = mix(h, f.value());
             } else if (e instanceof IoElement.Variable v) {
-                for (byte b : v.value()) {
-                    h = (h ^ (b & 0xFF)) * FNV_PRIME;
+                for (int i = 0; i < v.length(); i++) {
+                    h = (h ^ (v.byteAt(i) & 0xFF)) * FNV_PRIME;
                 }
                 h = mix(h, v.length());
             }
         }
-        return String.format("%016x", h);
+        return h;
     }
 
     private static long mix(long h, long value) {

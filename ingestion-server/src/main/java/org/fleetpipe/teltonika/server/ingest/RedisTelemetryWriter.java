@@ -1,8 +1,6 @@
 package org.fleetpipe.teltonika.server.ingest;
 
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
@@ -10,10 +8,12 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.RespArguments;
 
 /**
  * Writes a packet's records as stream entries with one script call (one round trip per packet),
- * skipping records the device already sent within the dedup window.
+ * skipping records the device already sent within the dedup window. The call's arguments are
+ * encoded here, on the connection's event loop, not on Lettuce's single I/O thread.
  */
 public final class RedisTelemetryWriter implements TelemetryWriter {
 
@@ -21,10 +21,11 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
-    private final String maxLen;
+    private final byte[] maxLen;
     private final TelemetryEntryMapper mapper;
-    private final String dedupWindowMillis;
-    private final String dedupPerDevice;
+    private final boolean dedup;
+    private final byte[] dedupWindowMillis;
+    private final byte[] dedupPerDevice;
 
     public RedisTelemetryWriter(RedisAsyncCommands<String, String> redis, RedisKeys keys, long streamMaxLen,
                                 TelemetryEntryMapper mapper) {
@@ -36,37 +37,40 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                                 TelemetryEntryMapper mapper, java.time.Duration dedupWindow, int perDevice) {
         this.redis = redis;
         this.keys = keys;
-        this.maxLen = Long.toString(streamMaxLen);
+        this.maxLen = RespArguments.preEncoded(Long.toString(streamMaxLen));
         this.mapper = mapper;
-        this.dedupWindowMillis = Long.toString(dedupWindow.toMillis());
-        this.dedupPerDevice = Integer.toString(perDevice);
+        this.dedup = dedupWindow.toMillis() > 0;
+        this.dedupWindowMillis = RespArguments.preEncoded(Long.toString(Math.max(0, dedupWindow.toMillis())));
+        this.dedupPerDevice = RespArguments.preEncoded(Integer.toString(perDevice));
     }
 
     @Override
     public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis) {
-        List<String> args = new ArrayList<>(5 + packet.size() * 34);
-        args.add(maxLen);
+        return APPEND.callInteger(redis, arguments(imei, packet, receivedAtMillis)).thenApply(Long::intValue);
+    }
+
+    /** The script's keys and arguments (layout in append-packet.lua). */
+    RespArguments arguments(Imei imei, AvlPacket packet, long receivedAtMillis) {
+        List<AvlRecord> records = packet.records();
+        RespArguments args = new RespArguments(256 + records.size() * 320);
+        args.number(3).text(keys.telemetry()).text(keys.deviceInfo(imei.value())).text(keys.dedup(imei.value()));
         long newest = 0;
-        for (AvlRecord record : packet.records()) {
+        for (AvlRecord record : records) {
             newest = Math.max(newest, record.timestamp());
         }
-        args.add(Long.toString(newest));
-        args.add(dedupWindowMillis);
-        args.add(dedupPerDevice);
-        args.add(Integer.toString(packet.size()));
-        // Arrival order: receive time and position in the packet (both exact in a double's 53 bits).
-        long order = receivedAtMillis * 256;
-        for (AvlRecord record : packet.records()) {
-            int countAt = args.size();
-            args.add(null);
-            args.add(RecordIdentity.of(packet.codec(), record));
-            args.add(Long.toString(order++));
-            int n = mapper.appendFields(imei, packet.codec(), record, receivedAtMillis, args);
-            args.set(countAt, Integer.toString(n));
+        args.encoded(maxLen).number(newest).encoded(dedupWindowMillis).encoded(dedupPerDevice).number(records.size());
+        args.number(TelemetryEntryMapper.fieldNames(packet.codec()).size());
+        mapper.appendNames(packet.codec(), args);
+        if (dedup) {
+            // Arrival order: receive time and position in the packet (both exact in a double's 53 bits).
+            long order = receivedAtMillis * 256;
+            for (AvlRecord record : records) {
+                args.number(order++).hex64(RecordIdentity.of(packet.codec(), record));
+            }
         }
-        CompletionStage<Long> stored = APPEND.call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.telemetry(), keys.deviceInfo(imei.value()), keys.dedup(imei.value())},
-                args.toArray(String[]::new));
-        return stored.thenApply(Long::intValue);
+        for (AvlRecord record : records) {
+            mapper.appendValues(imei, packet.codec(), record, receivedAtMillis, args);
+        }
+        return args;
     }
 }

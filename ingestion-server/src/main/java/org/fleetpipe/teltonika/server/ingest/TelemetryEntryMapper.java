@@ -7,11 +7,27 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.avl.GpsElement;
 import org.fleetpipe.teltonika.codec.avl.IoElement;
+import org.fleetpipe.teltonika.registry.RespArguments;
 
-/** Turns a record into the stream entry fields of the contract, in the contract's order. */
+/**
+ * The stream entry fields of the contract, in the contract's order: the field names once per
+ * packet (every record of a packet has the same ones), the values per record, written straight
+ * into the script call's arguments.
+ */
 public final class TelemetryEntryMapper {
 
+    private static final List<String> FIELDS = List.of("imei", "codec", "ts", "rx", "priority", "lat", "lon",
+            "alt", "angle", "sat", "speed", "event", "io", "instance");
+    private static final List<String> FIELDS_WITH_GEN = List.of("imei", "codec", "ts", "rx", "priority", "lat",
+            "lon", "alt", "angle", "sat", "speed", "event", "gen", "io", "instance");
+    private static final byte[][] ENCODED = encode(FIELDS);
+    private static final byte[][] ENCODED_WITH_GEN = encode(FIELDS_WITH_GEN);
+
+    private record EncodedId(String id, byte[] bulk) {
+    }
+
     private final Supplier<String> instanceId;
+    private volatile EncodedId instance = new EncodedId("", RespArguments.preEncoded(""));
 
     /** {@code instanceId} is asked per record: the id changes if the instance has to re-incarnate. */
     public TelemetryEntryMapper(Supplier<String> instanceId) {
@@ -22,77 +38,102 @@ public final class TelemetryEntryMapper {
         this(() -> instanceId);
     }
 
-    /** Appends field, value, field, value... to {@code out}; returns the number of strings added. */
-    public int appendFields(Imei imei, CodecId codec, AvlRecord r, long receivedAtMillis, List<String> out) {
-        int before = out.size();
-        GpsElement gps = r.gps();
-        add(out, "imei", imei.value());
-        add(out, "codec", codec.label());
-        add(out, "ts", Long.toString(r.timestamp()));
-        add(out, "rx", Long.toString(receivedAtMillis));
-        add(out, "priority", Integer.toString(r.priority()));
-        add(out, "lat", degrees(gps.latitude()));
-        add(out, "lon", degrees(gps.longitude()));
-        add(out, "alt", Integer.toString(gps.altitude()));
-        add(out, "angle", Integer.toString(gps.angle()));
-        add(out, "sat", Integer.toString(gps.satellites()));
-        add(out, "speed", Integer.toString(gps.speed()));
-        add(out, "event", Integer.toString(r.eventIoId()));
-        if (r.hasGenerationType()) {
-            add(out, "gen", Integer.toString(r.generationType()));
+    /** The field names of every entry of a {@code codec} packet (Codec 16 adds {@code gen}). */
+    public static List<String> fieldNames(CodecId codec) {
+        return codec == CodecId.CODEC_16 ? FIELDS_WITH_GEN : FIELDS;
+    }
+
+    /** Appends the field names of a {@code codec} packet's entries; returns how many. */
+    public int appendNames(CodecId codec, RespArguments out) {
+        byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
+        for (byte[] name : names) {
+            out.encoded(name);
         }
-        add(out, "io", ioJson(r.io()));
-        add(out, "instance", instanceId.get());
-        return out.size() - before;
+        return names.length;
+    }
+
+    /** Appends the values of one record, one per name of {@link #fieldNames}. */
+    public void appendValues(Imei imei, CodecId codec, AvlRecord r, long receivedAtMillis, RespArguments out) {
+        GpsElement gps = r.gps();
+        out.text(imei.value());
+        out.text(codec.label());
+        out.number(r.timestamp());
+        out.number(receivedAtMillis);
+        out.number(r.priority());
+        putDegrees(out.open(), gps.latitude()).close();
+        putDegrees(out.open(), gps.longitude()).close();
+        out.number(gps.altitude());
+        out.number(gps.angle());
+        out.number(gps.satellites());
+        out.number(gps.speed());
+        out.number(r.eventIoId());
+        if (codec == CodecId.CODEC_16) {
+            out.number(r.generationType());
+        }
+        putIoJson(out.open(), r.io()).close();
+        out.encoded(instanceBulk());
+    }
+
+    private byte[] instanceBulk() {
+        String id = instanceId.get();
+        EncodedId cached = instance;
+        if (!cached.id().equals(id)) {
+            cached = new EncodedId(id, RespArguments.preEncoded(id));
+            instance = cached;
+        }
+        return cached.bulk();
     }
 
     /**
      * Degrees x 10^7 as a plain decimal: exact, never an exponent, no trailing zeros (what
-     * BigDecimal's stripTrailingZeros().toPlainString() gives, without a BigDecimal per coordinate
-     * on the hot path).
+     * BigDecimal's stripTrailingZeros().toPlainString() gives, without a BigDecimal per coordinate).
      */
-    static String degrees(int raw) {
-        long value = raw;
-        boolean negative = value < 0;
-        long magnitude = Math.abs(value);
-        long whole = magnitude / 10_000_000L;
+    static RespArguments putDegrees(RespArguments out, int raw) {
+        long magnitude = Math.abs((long) raw);
+        if (raw < 0) {
+            out.put('-');
+        }
+        out.putNumber(magnitude / 10_000_000L);
         long fraction = magnitude % 10_000_000L;
-        StringBuilder sb = new StringBuilder(13);
-        if (negative) {
-            sb.append('-');
-        }
-        sb.append(whole);
         if (fraction != 0) {
-            String digits = Long.toString(fraction + 10_000_000L).substring(1);
-            int end = digits.length();
-            while (digits.charAt(end - 1) == '0') {
-                end--;
+            int width = 7;
+            while (fraction % 10 == 0) {
+                fraction /= 10;
+                width--;
             }
-            sb.append('.').append(digits, 0, end);
+            out.put('.').putPadded(fraction, width);
         }
-        return sb.toString();
+        return out;
     }
 
-    /** Numbers stay numbers; variable-length values become lowercase hex strings. Keys need no escaping. */
-    static String ioJson(List<IoElement> io) {
-        StringBuilder sb = new StringBuilder(io.size() * 12 + 2).append('{');
+    /** The text {@link #putDegrees} writes (tests). */
+    static String degrees(int raw) {
+        return putDegrees(new RespArguments(32).open(), raw).close().strings().get(0);
+    }
+
+    /** Numbers stay numbers (unsigned); variable-length values become lowercase hex strings. Keys need no escaping. */
+    static RespArguments putIoJson(RespArguments out, List<IoElement> io) {
+        out.put('{');
         for (int i = 0; i < io.size(); i++) {
             IoElement e = io.get(i);
             if (i > 0) {
-                sb.append(',');
+                out.put(',');
             }
-            sb.append('"').append(e.id()).append("\":");
-            if (e instanceof IoElement.Variable) {
-                sb.append('"').append(e.valueText()).append('"');
-            } else {
-                sb.append(e.valueText());
+            out.put('"').putNumber(e.id()).put('"').put(':');
+            if (e instanceof IoElement.Fixed f) {
+                out.putUnsigned(f.value());
+            } else if (e instanceof IoElement.Variable v) {
+                out.put('"');
+                for (int b = 0; b < v.length(); b++) {
+                    out.putHex(v.byteAt(b));
+                }
+                out.put('"');
             }
         }
-        return sb.append('}').toString();
+        return out.put('}');
     }
 
-    private static void add(List<String> out, String field, String value) {
-        out.add(field);
-        out.add(value);
+    private static byte[][] encode(List<String> names) {
+        return names.stream().map(RespArguments::preEncoded).toArray(byte[][]::new);
     }
 }

@@ -107,6 +107,48 @@ class DedupIT {
     }
 
     @Test
+    void packetWithSomeRecordsAlreadyStored_storesOnlyTheNewOnesInPacketOrder() throws Exception {
+        IngestionServer a = server(Map.of());
+        List<AvlRecord> records = new RandomAvl(21).packet(CodecId.CODEC_8E, 4).records();
+        DeviceClient device = device(a);
+
+        device.sendAndReadAck(Frames.avl(new AvlPacket(CodecId.CODEC_8E, List.of(records.get(1), records.get(3)))));
+        assertThat(device.sendAndReadAck(Frames.avl(new AvlPacket(CodecId.CODEC_8E, records)))).isEqualTo(4);
+
+        assertThat(commands.xrange("telemetry", io.lettuce.core.Range.create("-", "+")))
+                .extracting(m -> m.getBody().get("ts"))
+                .containsExactly(ts(records.get(1)), ts(records.get(3)), ts(records.get(0)), ts(records.get(2)));
+    }
+
+    @Test
+    void recordRepeatedWithinOnePacket_isStoredOnce() throws Exception {
+        IngestionServer a = server(Map.of());
+        List<AvlRecord> records = new RandomAvl(22).packet(CodecId.CODEC_16, 2).records();
+        DeviceClient device = device(a);
+
+        long acked = device.sendAndReadAck(Frames.avl(new AvlPacket(CodecId.CODEC_16,
+                List.of(records.get(0), records.get(1), records.get(0)))));
+
+        assertThat(acked).isEqualTo(3);
+        assertThat(commands.xlen("telemetry")).isEqualTo(2);
+    }
+
+    @Test
+    void identitiesPerDevice_areCappedAndExpire() throws Exception {
+        IngestionServer a = server(Map.of("telemetry.dedup-per-device", 5));
+        DeviceClient device = device(a);
+
+        device.sendAndReadAck(Frames.avl(new RandomAvl(23).packet(CodecId.CODEC_8, 8)));
+
+        assertThat(commands.zcard("dedup:" + IMEI)).isEqualTo(5);
+        assertThat(commands.pttl("dedup:" + IMEI)).isPositive().isLessThanOrEqualTo(Duration.ofHours(1).toMillis());
+    }
+
+    private static String ts(AvlRecord record) {
+        return Long.toString(record.timestamp());
+    }
+
+    @Test
     void dedupOff_storesEveryResend() throws Exception {
         IngestionServer a = server(Map.of("telemetry.dedup-window", "0s"));
         byte[] packet = Frames.avl(new RandomAvl(10).packet(CodecId.CODEC_16, 3));

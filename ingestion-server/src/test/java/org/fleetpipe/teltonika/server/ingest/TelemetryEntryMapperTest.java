@@ -15,9 +15,11 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.avl.GpsElement;
 import org.fleetpipe.teltonika.codec.avl.IoElement;
+import org.fleetpipe.teltonika.registry.RespArguments;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The telemetry stream entry, field by field, against CONTRACT.md. */
 class TelemetryEntryMapperTest {
@@ -33,11 +35,19 @@ class TelemetryEntryMapperTest {
         return new AvlRecord(TS, 2, new GpsElement(lon, lat, (short) -120, 359, 13, 65535), 239, generation, io);
     }
 
+    /** Field, value, field, value... as Redis receives them: the packet's names zipped with the record's values. */
     private List<String> fields(CodecId codec, AvlRecord record) {
-        List<String> out = new ArrayList<>();
-        int added = mapper.appendFields(IMEI, codec, record, RX, out);
-        assertThat(added).isEqualTo(out.size());
-        return out;
+        RespArguments out = new RespArguments(64);
+        mapper.appendValues(IMEI, codec, record, RX, out);
+        List<String> values = out.strings();
+        List<String> names = TelemetryEntryMapper.fieldNames(codec);
+        assertThat(values).hasSameSizeAs(names);
+        List<String> flat = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            flat.add(names.get(i));
+            flat.add(values.get(i));
+        }
+        return flat;
     }
 
     private static Map<String, String> asMap(List<String> flat) {
@@ -72,13 +82,37 @@ class TelemetryEntryMapperTest {
     }
 
     @Test
-    void appendFields_whenListAlreadyHoldsOtherRecords_thenAppendsAndCountsOnlyItsOwn() {
-        List<String> out = new ArrayList<>(List.of("earlier", "record"));
+    void appendValues_whenArgumentsAlreadyHoldOthers_thenAppendsOneValuePerFieldName() {
+        RespArguments out = new RespArguments(16).text("earlier").number(42);
 
-        int added = mapper.appendFields(IMEI, CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()), RX, out);
+        mapper.appendValues(IMEI, CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()), RX, out);
 
-        assertThat(out).startsWith("earlier", "record");
-        assertThat(added).isEqualTo(out.size() - 2).isEqualTo(28);
+        assertThat(out.strings()).startsWith("earlier", "42").hasSize(2 + 14);
+        assertThat(out.count()).isEqualTo(16);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = CodecId.class, names = {"CODEC_8", "CODEC_8E", "CODEC_16"})
+    void appendNames_whenEachAvlCodec_thenTheFieldNamesInOrder(CodecId codec) {
+        RespArguments out = new RespArguments(16);
+
+        int added = mapper.appendNames(codec, out);
+
+        assertThat(out.strings()).isEqualTo(TelemetryEntryMapper.fieldNames(codec)).hasSize(added);
+    }
+
+    @Test
+    void instance_whenTheIdChanges_thenTheNextRecordCarriesTheNewOne() {
+        String[] id = {"pod-a-7"};
+        TelemetryEntryMapper changing = new TelemetryEntryMapper(() -> id[0]);
+        AvlRecord plain = record(0, 0, AvlRecord.NO_GENERATION, List.of());
+        RespArguments out = new RespArguments(16);
+
+        changing.appendValues(IMEI, CodecId.CODEC_8, plain, RX, out);
+        id[0] = "pod-a-8";
+        changing.appendValues(IMEI, CodecId.CODEC_8, plain, RX, out);
+
+        assertThat(out.strings()).containsSubsequence("pod-a-7", "pod-a-8");
     }
 
     @ParameterizedTest(name = "{0} -> {1}")

@@ -1,0 +1,295 @@
+package org.fleetpipe.teltonika.registry;
+
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Command arguments written straight into RESP bulk strings in a growable byte array, on the
+ * caller's thread. Lettuce's own arguments are encoded later, one by one, on its single I/O thread,
+ * each through a temporary pooled buffer; for the hundreds of arguments of a telemetry packet that
+ * thread became the server's bottleneck. Here it only copies the finished bytes. The {@code put}
+ * methods of an open bulk string take ASCII (numbers, hex, JSON of numbers).
+ */
+public final class RespArguments {
+
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    /** Bytes kept for the "$len\r\n" header of a value whose length is not known in advance. */
+    private static final int OPEN_HEADER = 6;
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
+            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
+
+    private byte[] bytes;
+    private int length;
+    private int count;
+    private int openAt = -1;
+
+    public RespArguments(int expectedBytes) {
+        bytes = new byte[Math.max(64, expectedBytes)];
+    }
+
+    /** A bulk string (UTF-8) encoded once, for constants written again and again (field names, a script). */
+    public static byte[] preEncoded(String text) {
+        RespArguments one = new RespArguments(text.length() * 3 + 24);
+        one.text(text);
+        return Arrays.copyOf(one.bytes, one.length);
+    }
+
+    public int count() {
+        return count;
+    }
+
+    public int byteLength() {
+        return length;
+    }
+
+    /** Appends a bulk string made by {@link #preEncoded}. */
+    public RespArguments encoded(byte[] bulk) {
+        ensure(bulk.length);
+        System.arraycopy(bulk, 0, bytes, length, bulk.length);
+        length += bulk.length;
+        count++;
+        return this;
+    }
+
+    /** A string as UTF-8 (the common all-ASCII case without an intermediate array). */
+    public RespArguments text(String text) {
+        int n = text.length();
+        for (int i = 0; i < n; i++) {
+            if (text.charAt(i) >= 0x80) {
+                byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+                header(utf8.length);
+                ensure(utf8.length + 2);
+                System.arraycopy(utf8, 0, bytes, length, utf8.length);
+                length += utf8.length;
+                return crlf();
+            }
+        }
+        header(n);
+        ensure(n + 2);
+        for (int i = 0; i < n; i++) {
+            bytes[length++] = (byte) text.charAt(i);
+        }
+        return crlf();
+    }
+
+    public RespArguments number(long value) {
+        header(digits(value));
+        ensure(22);
+        writeDigits(value);
+        return crlf();
+    }
+
+    /** Lowercase hex of all 64 bits, always 16 characters. */
+    public RespArguments hex64(long value) {
+        header(16);
+        ensure(18);
+        for (int shift = 60; shift >= 0; shift -= 4) {
+            bytes[length++] = HEX[(int) (value >>> shift) & 0xF];
+        }
+        return crlf();
+    }
+
+    /** Starts a bulk string whose content is appended with the {@code put} methods until {@link #close()}. */
+    public RespArguments open() {
+        if (openAt >= 0) {
+            throw new IllegalStateException("a bulk string is already open");
+        }
+        ensure(OPEN_HEADER);
+        openAt = length;
+        length += OPEN_HEADER;
+        return this;
+    }
+
+    public RespArguments put(char ascii) {
+        ensure(1);
+        bytes[length++] = (byte) ascii;
+        return this;
+    }
+
+    public RespArguments putNumber(long value) {
+        ensure(20);
+        writeDigits(value);
+        return this;
+    }
+
+    /** The 64 bits as an unsigned decimal (IO values of 8 bytes). */
+    public RespArguments putUnsigned(long value) {
+        if (value >= 0) {
+            return putNumber(value);
+        }
+        long quotient = Long.divideUnsigned(value, 10);
+        putNumber(quotient);
+        return put((char) ('0' + (value - quotient * 10)));
+    }
+
+    /** {@code width} decimal digits of {@code value} (0 <= value < 10^width), with leading zeros. */
+    public RespArguments putPadded(long value, int width) {
+        ensure(width);
+        for (int i = width - 1; i >= 0; i--) {
+            bytes[length + i] = (byte) ('0' + value % 10);
+            value /= 10;
+        }
+        length += width;
+        return this;
+    }
+
+    public RespArguments putHex(byte value) {
+        ensure(2);
+        bytes[length++] = HEX[(value >> 4) & 0xF];
+        bytes[length++] = HEX[value & 0xF];
+        return this;
+    }
+
+    /** Ends the open bulk string: writes its header and moves the content next to it. */
+    public RespArguments close() {
+        if (openAt < 0) {
+            throw new IllegalStateException("no bulk string is open");
+        }
+        int contentAt = openAt + OPEN_HEADER;
+        int size = length - contentAt;
+        int headerSize = 3 + digits(size);
+        if (headerSize > OPEN_HEADER) {
+            ensure(headerSize - OPEN_HEADER);
+        }
+        System.arraycopy(bytes, contentAt, bytes, openAt + headerSize, size);
+        length = openAt;
+        openAt = -1;
+        header(size);
+        length += size;
+        return crlf();
+    }
+
+    /** The arguments written so far, decoded (for tests and diagnostics). */
+    public List<String> strings() {
+        List<String> out = new ArrayList<>(count);
+        int at = 0;
+        while (at < length) {
+            int lineEnd = at;
+            while (bytes[lineEnd] != '\r') {
+                lineEnd++;
+            }
+            int size = Integer.parseInt(new String(bytes, at + 1, lineEnd - at - 1, StandardCharsets.US_ASCII));
+            out.add(new String(bytes, lineEnd + 2, size, StandardCharsets.UTF_8));
+            at = lineEnd + 2 + size + 2;
+        }
+        return out;
+    }
+
+    /** Lettuce command arguments: {@code first} (a pre-encoded bulk string, e.g. a script's SHA) and then these. */
+    public CommandArgs<String, String> after(byte[] first) {
+        return new Encoded(first, Arrays.copyOf(bytes, length), count);
+    }
+
+    /**
+     * Arguments Lettuce writes by copying bytes. Kept as a heap array, not a pooled buffer: Lettuce
+     * encodes a command again when it retries it after a reconnect, and nothing would release it.
+     */
+    private static final class Encoded extends CommandArgs<String, String> {
+        private final byte[] first;
+        private final byte[] rest;
+        private final int restCount;
+
+        Encoded(byte[] first, byte[] rest, int restCount) {
+            super(StringCodec.UTF8);
+            this.first = first;
+            this.rest = rest;
+            this.restCount = restCount;
+        }
+
+        @Override
+        public int count() {
+            return 1 + restCount;
+        }
+
+        @Override
+        public void encode(ByteBuf buf) {
+            buf.writeBytes(first);
+            buf.writeBytes(rest);
+        }
+
+        @Override
+        public String toCommandString() {
+            return "<" + count() + " pre-encoded arguments, " + (first.length + rest.length) + " bytes>";
+        }
+
+        @Override
+        public String toString() {
+            return toCommandString();
+        }
+    }
+
+    private void header(int size) {
+        ensure(24);
+        bytes[length++] = '$';
+        writeDigits(size);
+        bytes[length++] = '\r';
+        bytes[length++] = '\n';
+    }
+
+    private RespArguments crlf() {
+        ensure(2);
+        bytes[length++] = '\r';
+        bytes[length++] = '\n';
+        count++;
+        return this;
+    }
+
+    private void writeDigits(long value) {
+        if (value == Long.MIN_VALUE) {
+            byte[] text = Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(text, 0, bytes, length, text.length);
+            length += text.length;
+            return;
+        }
+        if (value < 0) {
+            bytes[length++] = '-';
+            value = -value;
+        }
+        int n = digits(value);
+        int at = length + n;
+        while (value >= 100) {
+            int pair = (int) (value % 100);
+            value /= 100;
+            bytes[--at] = DIGIT_PAIRS[2 * pair + 1];
+            bytes[--at] = DIGIT_PAIRS[2 * pair];
+        }
+        if (value >= 10) {
+            bytes[--at] = DIGIT_PAIRS[2 * (int) value + 1];
+            bytes[--at] = DIGIT_PAIRS[2 * (int) value];
+        } else {
+            bytes[--at] = (byte) ('0' + value);
+        }
+        length += n;
+    }
+
+    /** Characters of {@code value} in decimal, sign included. */
+    static int digits(long value) {
+        if (value < 0) {
+            return value == Long.MIN_VALUE ? 20 : 1 + digits(-value);
+        }
+        int n = 1;
+        long limit = 10;
+        while (n < 19 && value >= limit) {
+            n++;
+            limit *= 10;
+        }
+        return n;
+    }
+
+    private void ensure(int more) {
+        if (length + more > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
+        }
+    }
+}
