@@ -15,6 +15,8 @@
 # Env:   JFR=1  record the server with JFR during (b) and (d) and print its hottest frames
 #        SERVER_JAVA_OPTS="..."  extra JVM options for the server (experiments)
 #        DEDUP_WINDOW=0s  run the server with deduplication off (default: on, 1h, as in production)
+#        ACK_REPLICAS=1  start a replica of the Redis (port REDIS_PORT+1) before (a), so (a) measures
+#                        the primary with its replica attached, and run the server with ACK_REPLICAS=1
 #        E2E_OUT=dir  keep logs there (default: a temporary directory, printed at the end)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +62,19 @@ pids+=($!)
 for _ in $(seq 50); do redis-cli -h "$host" -p "$redis_port" PING >/dev/null 2>&1 && break; sleep 0.1; done
 redis-cli -h "$host" -p "$redis_port" PING >/dev/null
 echo "redis        $(redis-server --version | cut -d' ' -f3) on $host:$redis_port"
+ack_replicas=${ACK_REPLICAS:-0}
+if ((ack_replicas > 0)); then
+  replica_port=$((redis_port + 1))
+  bench_require_free_ports "$host" "$replica_port"
+  redis-server --bind "$host" --port "$replica_port" --save '' --appendonly no --protected-mode yes \
+    --replicaof "$host" "$redis_port" --dir "$out" --logfile "$out/replica.log" --daemonize no &
+  pids+=($!)
+  for _ in $(seq 100); do
+    [[ $(redis-cli -h "$host" -p "$replica_port" INFO replication | tr -d '\r' | grep master_link_status) == *up ]] && break
+    sleep 0.1
+  done
+  echo "replica      $host:$replica_port ($(redis-cli -h "$host" -p "$replica_port" INFO replication | tr -d '\r' | grep master_link_status)); server runs with ACK_REPLICAS=$ack_replicas"
+fi
 
 # One entry as the server writes it for a simulator Codec 8 record (TelemetryEntryMapper's
 # fields and order; IO as the simulator sends: 239, 240, 21, 66, 67, 16, 11), about 300 bytes.
@@ -109,7 +124,7 @@ jvm_opts=()
 if [[ -n ${JFR:-} ]]; then jvm_opts+=(-XX:+FlightRecorder); fi
 # shellcheck disable=SC2206
 if [[ -n ${SERVER_JAVA_OPTS:-} ]]; then jvm_opts+=($SERVER_JAVA_OPTS); fi
-env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" DEDUP_WINDOW="${DEDUP_WINDOW:-1h}" TCP_PORT="$tcp_port" UDP_PORT=0 \
+env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" DEDUP_WINDOW="${DEDUP_WINDOW:-1h}" ACK_REPLICAS="$ack_replicas" TCP_PORT="$tcp_port" UDP_PORT=0 \
   HTTP_PORT="$http_port" API_TOKEN=e2e-benchmark INSTANCE_ID=e2e-bench LOG_LEVEL=WARN \
   java "${jvm_opts[@]}" -jar "$server_jar" > "$out/server.log" 2>&1 &
 server_pid=$!
@@ -150,6 +165,7 @@ jfr_start() {
 jfr_start closed 20s
 thread_ticks "$server_pid" > "$out/threads-before.txt"
 redis_before=$(process_ticks "$redis_pid")
+if ((ack_replicas > 0)); then replica_before=$(process_ticks "${pids[1]}"); fi
 cpu_started=$(date +%s.%N)
 TIMEFORMAT='%U %S'
 { time sim --load --connections "$connections" --records "$records" --duration "$duration" --progress 0 \
@@ -158,6 +174,7 @@ TIMEFORMAT='%U %S'
 cpu_seconds=$(python3 -c "import time; print(time.time() - $cpu_started)")
 thread_ticks "$server_pid" > "$out/threads-after.txt"
 redis_after=$(process_ticks "$redis_pid")
+if ((ack_replicas > 0)); then replica_after=$(process_ticks "${pids[1]}"); fi
 load_rate=$(awk '/^throughput/ {print $2}' "$out/closed.log")
 sed -n -e 's/^/    /' -e '/^    \(packets\|records\|resends\|ack latency\|throughput\|result\)/p' "$out/closed.log"
 python3 - "$out/threads-before.txt" "$out/threads-after.txt" "$cpu_seconds" "$redis_before" "$redis_after" \
@@ -182,6 +199,9 @@ rate = float(sys.argv[8])
 print(f"      CPU per acknowledged record: server {1e6 * total / hz / secs / rate:.1f} us, "
       f"redis {1e6 * redis / hz / secs / rate:.1f} us, simulator {1e6 * sim / secs / rate:.1f} us")
 PY
+if ((ack_replicas > 0)); then
+  python3 -c "print(f'      replica      {100.0 * ($replica_after - $replica_before) / $(getconf CLK_TCK) / $cpu_seconds:5.1f} %')"
+fi
 
 # ---------------------------------------------------------------- (c) ratio
 echo

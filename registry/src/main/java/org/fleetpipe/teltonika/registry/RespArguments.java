@@ -33,6 +33,7 @@ public final class RespArguments {
     private int length;
     private int count;
     private int openAt = -1;
+    private boolean sealed;
 
     public RespArguments(int expectedBytes) {
         bytes = new byte[Math.max(64, expectedBytes)];
@@ -186,9 +187,16 @@ public final class RespArguments {
         return out;
     }
 
-    /** Lettuce command arguments: {@code first} (a pre-encoded bulk string, e.g. a script's SHA) and then these. */
+    /**
+     * Lettuce command arguments: {@code first} (a pre-encoded bulk string, e.g. a script's SHA) and
+     * then these. They share this object's bytes, so nothing more may be written to it.
+     */
     public CommandArgs<String, String> after(byte[] first) {
-        return new Encoded(first, Arrays.copyOf(bytes, length), count);
+        if (openAt >= 0) {
+            throw new IllegalStateException("a bulk string is still open");
+        }
+        sealed = true;
+        return new Encoded(first, bytes, length, count);
     }
 
     /**
@@ -198,12 +206,14 @@ public final class RespArguments {
     private static final class Encoded extends CommandArgs<String, String> {
         private final byte[] first;
         private final byte[] rest;
+        private final int restLength;
         private final int restCount;
 
-        Encoded(byte[] first, byte[] rest, int restCount) {
+        Encoded(byte[] first, byte[] rest, int restLength, int restCount) {
             super(StringCodec.UTF8);
             this.first = first;
             this.rest = rest;
+            this.restLength = restLength;
             this.restCount = restCount;
         }
 
@@ -215,12 +225,12 @@ public final class RespArguments {
         @Override
         public void encode(ByteBuf buf) {
             buf.writeBytes(first);
-            buf.writeBytes(rest);
+            buf.writeBytes(rest, 0, restLength);
         }
 
         @Override
         public String toCommandString() {
-            return "<" + count() + " pre-encoded arguments, " + (first.length + rest.length) + " bytes>";
+            return "<" + count() + " pre-encoded arguments, " + (first.length + restLength) + " bytes>";
         }
 
         @Override
@@ -288,6 +298,9 @@ public final class RespArguments {
     }
 
     private void ensure(int more) {
+        if (sealed) {
+            throw new IllegalStateException("already handed to Lettuce");
+        }
         if (length + more > bytes.length) {
             bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
         }

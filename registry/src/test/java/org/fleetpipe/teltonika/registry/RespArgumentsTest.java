@@ -107,6 +107,22 @@ class RespArgumentsTest {
         buf.release();
     }
 
+    @Test
+    void after_whenHandedOver_thenEncodesTheSameBytesEachTimeAndRefusesMoreWrites() {
+        RespArguments rest = new RespArguments(4).number(1).text("key");
+        var args = rest.after(RespArguments.preEncoded("sha"));
+        ByteBuf first = Unpooled.buffer();
+        ByteBuf again = Unpooled.buffer();
+
+        args.encode(first);
+        args.encode(again);
+
+        assertThat(again).isEqualTo(first);
+        assertThatThrownBy(() -> rest.text("more")).isInstanceOf(IllegalStateException.class);
+        first.release();
+        again.release();
+    }
+
     private static String encodedText(RespArguments args) {
         ByteBuf buf = Unpooled.buffer();
         try {
