@@ -312,7 +312,7 @@ class ManifestContractTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"dev"})
+    @ValueSource(strings = {"dev", "prod"})
     void ackReplicas_whenOverlayRendered_thenIsOneAndInTheRangeTheServerAccepts(String overlay) {
         Manifests m = Manifests.overlay(overlay);
         long[] bounds = SERVER.intBounds("telemetry.ack-replicas");
