@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +24,7 @@ class KustomizeCrossCheckTest {
     @ParameterizedTest
     @ValueSource(strings = {"k8s/base", "k8s/overlays/dev", "k8s/overlays/prod"})
     void kubectlKustomize_whenKubectlOnThePath_thenRendersTheSameResourcesAsTheTestsResolver(String dir) throws Exception {
-        Optional<Path> kubectl = onPath("kubectl");
+        Optional<Path> kubectl = Executables.onPath("kubectl");
         assumeTrue(kubectl.isPresent(), "kubectl not on the PATH");
         Path kustomization = Manifests.deployDir().resolve(dir);
 
@@ -54,19 +52,5 @@ class KustomizeCrossCheckTest {
             assertThat(out.put(id, o)).as("duplicate %s", id).isNull();
         }
         return out;
-    }
-
-    private static Optional<Path> onPath(String command) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            Path candidate = Path.of(dir, command);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -238,10 +237,8 @@ class ManifestContractTest {
             String name = from.path("configMapRef").path("name").asText();
             assertThat(m.maybe("ConfigMap", name)).as("envFrom ConfigMap %s is rendered", name).isPresent();
         }
+        // Every key of the server's envFrom ConfigMaps (the Redis pods' ConfigMaps are not the server's).
         used.addAll(m.literalEnvironment().keySet());
-        for (ObjectNode cm : m.all("ConfigMap")) {
-            cm.path("data").fieldNames().forEachRemaining(used::add);
-        }
 
         assertThat(used).contains("INSTANCE_ID", "REDIS_URL", "API_TOKEN", "HEARTBEAT_TTL_MS", "JANITOR_INTERVAL_MS",
                 "LOG_LEVEL");
@@ -276,7 +273,7 @@ class ManifestContractTest {
     }
 
     @Test
-    void devSecret_whenDevOverlayRendered_thenIsAPlaceholderPointingRedisUrlAtTheDevRedisService() {
+    void devSecret_whenDevOverlayRendered_thenIsAPlaceholderWithBothKeysAndASentinelRedisUrl() {
         Manifests m = Manifests.overlay("dev");
         JsonNode ref = env(m.container(), "REDIS_URL").path("valueFrom").path("secretKeyRef");
         JsonNode secret = m.get("Secret", ref.path("name").asText());
@@ -285,14 +282,8 @@ class ManifestContractTest {
 
         assertThat(data).containsKeys(ref.path("key").asText(), tokenKey);
         assertThat(data.get(tokenKey)).contains("placeholder");
-        URI url = URI.create(data.get(ref.path("key").asText()));
-        assertThat(url.getScheme()).isEqualTo("redis");
-        ObjectNode redisService = m.get("Service", url.getHost());
-        assertThat(redisService.path("spec").path("ports")).extracting(p -> p.path("port").asInt()).contains(url.getPort());
-        ObjectNode redis = m.get("StatefulSet", "redis");
-        assertThat(redis.path("spec").path("replicas").asInt()).isEqualTo(1);
-        assertThat(Manifests.strings(redis.path("spec").path("template").path("metadata").path("labels")))
-                .containsAllEntriesOf(Manifests.strings(redisService.path("spec").path("selector")));
+        // Which sentinels and which master name: DevRedisSentinelTest.
+        assertThat(data.get(ref.path("key").asText())).startsWith("redis-sentinel://");
     }
 
     @Test
@@ -318,6 +309,67 @@ class ManifestContractTest {
         // The env value really reached the setting (guards resolve() against silently using defaults).
         assertThat(ttl.toMillis()).isEqualTo(Long.parseLong(m.literalEnvironment().get("HEARTBEAT_TTL_MS")));
         assertThat(m.literalEnvironment().get("LOG_LEVEL")).isIn("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void ackReplicas_whenOverlayRendered_thenIsOneAndInTheRangeTheServerAccepts(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        long[] bounds = SERVER.intBounds("telemetry.ack-replicas");
+
+        // Resolved like the server does, so a typo in the name or a non-number fails here, not at start.
+        long ackReplicas = SERVER.resolve(m.literalEnvironment()).getLong("telemetry.ack-replicas");
+        assertThat(ackReplicas).as("ACK_REPLICAS in %s", overlay).isEqualTo(1);
+        assertThat(ackReplicas).as("SettingsLoader's range").isBetween(bounds[0], bounds[1]);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void services_whenOverlayRendered_thenEachSelectsOneWorkloadsPodsAndTargetsItsContainerPorts(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        for (ObjectNode service : m.all("Service")) {
+            String name = service.path("metadata").path("name").asText();
+            Map<String, String> selector = Manifests.strings(service.path("spec").path("selector"));
+            assertThat(selector).as("%s selector", name).isNotEmpty();
+            List<ObjectNode> selected = m.workloads().stream()
+                    .filter(w -> Manifests.podLabelsOf(w).entrySet().containsAll(selector.entrySet()))
+                    .toList();
+            assertThat(selected).as("%s: workloads whose pods it selects", name).hasSize(1);
+            JsonNode pod = Manifests.podSpecOf(selected.get(0));
+            for (JsonNode port : service.path("spec").path("ports")) {
+                String protocol = port.path("protocol").asText("TCP");
+                JsonNode target = port.path("targetPort");
+                List<JsonNode> matches = new ArrayList<>();
+                pod.path("containers").forEach(c -> c.path("ports").forEach(p -> {
+                    boolean same = target.isNumber() ? p.path("containerPort").asInt() == target.asInt()
+                            : target.asText().equals(p.path("name").asText());
+                    if (same && protocol.equals(p.path("protocol").asText("TCP"))) {
+                        matches.add(p);
+                    }
+                }));
+                assertThat(matches).as("%s: targetPort %s/%s", name, target.asText(), protocol).singleElement()
+                        .satisfies(p -> assertThat(p.path("containerPort").asInt()).as("%s port", name)
+                                .isEqualTo(port.path("port").asInt()));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void statefulSets_whenOverlayRendered_thenServiceNameIsAHeadlessServiceThatPublishesStartingPods(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        for (ObjectNode sts : m.all("StatefulSet")) {
+            String name = sts.path("metadata").path("name").asText();
+            assertThat(Manifests.podLabelsOf(sts)).as(name)
+                    .containsAllEntriesOf(Manifests.strings(sts.path("spec").path("selector").path("matchLabels")));
+            JsonNode service = m.get("Service", sts.path("spec").path("serviceName").asText()).path("spec");
+            // Pod DNS names (<pod>.<service>) exist only behind a headless Service; a replica or a
+            // sentinel must be reachable by name before it is ready.
+            assertThat(service.path("clusterIP").asText()).as("%s: headless", name).isEqualTo("None");
+            assertThat(service.path("publishNotReadyAddresses").asBoolean(false)).as(name).isTrue();
+            assertThat(Manifests.podLabelsOf(sts)).as(name)
+                    .containsAllEntriesOf(Manifests.strings(service.path("selector")));
+        }
     }
 
     // ---- security --------------------------------------------------------------------------
@@ -347,6 +399,30 @@ class ManifestContractTest {
             assertThat(v.path("name").asText()).isEqualTo(volume);
             assertThat(v.has("emptyDir")).isTrue();
         });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void everyWorkload_whenOverlayRendered_thenRunsNonRootReadOnlyWithoutCapabilitiesWithProbesAndResources(String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        for (ObjectNode w : m.workloads()) {
+            JsonNode pod = Manifests.podSpecOf(w).path("securityContext");
+            assertThat(pod.path("seccompProfile").path("type").asText()).as("%s seccomp", w.path("metadata").path("name"))
+                    .isEqualTo("RuntimeDefault");
+            for (JsonNode c : Manifests.podSpecOf(w).path("containers")) {
+                String id = w.path("metadata").path("name").asText() + "/" + c.path("name").asText();
+                JsonNode sc = c.path("securityContext");
+                assertThat(sc.path("runAsNonRoot").asBoolean(pod.path("runAsNonRoot").asBoolean(false))).as(id).isTrue();
+                assertThat(sc.path("runAsUser").asLong(pod.path("runAsUser").asLong(-1))).as(id).isPositive();
+                assertThat(sc.path("readOnlyRootFilesystem").asBoolean(false)).as(id).isTrue();
+                assertThat(sc.path("allowPrivilegeEscalation").asBoolean(true)).as(id).isFalse();
+                assertThat(sc.path("capabilities").path("drop")).as(id).extracting(JsonNode::asText).contains("ALL");
+                assertThat(c.has("readinessProbe") && c.has("livenessProbe")).as("%s probes", id).isTrue();
+                assertThat(c.path("resources").path("requests").has("cpu")).as(id).isTrue();
+                assertThat(c.path("resources").path("requests").has("memory")).as(id).isTrue();
+                assertThat(c.path("resources").path("limits").has("memory")).as(id).isTrue();
+            }
+        }
     }
 
     @ParameterizedTest

@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /** One rendered overlay, with the lookups the checks need. */
@@ -115,6 +117,44 @@ final class Manifests {
             }
         }
         return env;
+    }
+
+    /** Deployments and StatefulSets, in render order. */
+    List<ObjectNode> workloads() {
+        return resources.stream().filter(o -> Set.of("Deployment", "StatefulSet").contains(o.path("kind").asText()))
+                .collect(Collectors.toList());
+    }
+
+    Map<String, String> configMapData(String name) {
+        return strings(get("ConfigMap", name).path("data"));
+    }
+
+    static JsonNode podSpecOf(JsonNode workload) {
+        return workload.path("spec").path("template").path("spec");
+    }
+
+    static Map<String, String> podLabelsOf(JsonNode workload) {
+        return strings(workload.path("spec").path("template").path("metadata").path("labels"));
+    }
+
+    static JsonNode containerOf(JsonNode workload, String name) {
+        for (JsonNode c : podSpecOf(workload).path("containers")) {
+            if (name.equals(c.path("name").asText())) {
+                return c;
+            }
+        }
+        throw new AssertionError(workload.path("metadata").path("name").asText() + " has no container named " + name);
+    }
+
+    /** The DNS names of a StatefulSet's pods through its headless Service: {@code <name>-<i>.<serviceName>}. */
+    static List<String> podHostNames(JsonNode statefulSet) {
+        String name = statefulSet.path("metadata").path("name").asText();
+        String service = statefulSet.path("spec").path("serviceName").asText();
+        List<String> hosts = new ArrayList<>();
+        for (int i = 0; i < statefulSet.path("spec").path("replicas").asInt(1); i++) {
+            hosts.add(name + "-" + i + "." + service);
+        }
+        return hosts;
     }
 
     static Map<String, String> strings(JsonNode map) {

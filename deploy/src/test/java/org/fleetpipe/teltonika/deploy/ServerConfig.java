@@ -63,6 +63,20 @@ final class ServerConfig {
                 .getConfig(ROOT);
     }
 
+    /**
+     * The range SettingsLoader accepts for an integer setting ({@code intIn(c, "path", min, max)}),
+     * read from its source: a value outside it stops the server at start.
+     */
+    long[] intBounds(String setting) {
+        Path loader = resources.getParent().resolve("java/org/fleetpipe/teltonika/server/config/SettingsLoader.java");
+        Matcher m = Pattern.compile("intIn\\(c, \"" + Pattern.quote(setting) + "\", ([0-9_]+), ([0-9_]+)\\)")
+                .matcher(read(loader));
+        if (!m.find()) {
+            throw new IllegalStateException(loader + " has no intIn(c, \"" + setting + "\", min, max)");
+        }
+        return new long[] {Long.parseLong(m.group(1).replace("_", "")), Long.parseLong(m.group(2).replace("_", ""))};
+    }
+
     private static String read(Path p) {
         try {
             return Files.readString(p);
