@@ -94,9 +94,14 @@ public final class RedisKeys {
         return prefix + "device:messages";
     }
 
-    /** Sorted set of a device's recent record identities, for deduplicating resent records. */
-    public String dedup(String imei) {
-        return prefix + "dedup:" + imei;
+    /** Set of a device's most recent record identities, for deduplicating resent records. */
+    public String dedupRecent(String imei) {
+        return prefix + "dedup:recent:" + imei;
+    }
+
+    /** The generation of identities before {@link #dedupRecent}: that set, renamed when it filled up. */
+    public String dedupPrevious(String imei) {
+        return prefix + "dedup:previous:" + imei;
     }
 
     public String allowedDevices() {

@@ -6,10 +6,9 @@ import org.fleetpipe.teltonika.codec.avl.GpsElement;
 import org.fleetpipe.teltonika.codec.avl.IoElement;
 
 /**
- * What makes two records the same for deduplication: a 64-bit hash (written as 16 hex characters,
- * so each remembered record costs a few bytes in Redis) of the device time and the content (codec,
- * priority, position, event, generation type, IO). Same time with different content is a
- * different record.
+ * What makes two records the same for deduplication: a 64-bit hash of the device time and the
+ * content (codec, priority, position, event, generation type, IO), sent as a signed decimal so
+ * Redis keeps it as an 8-byte intset member. Same time with different content is a different record.
  */
 final class RecordIdentity {
 

@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.server.ingest;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
@@ -51,26 +52,61 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
 
     /** The script's keys and arguments (layout in append-packet.lua). */
     RespArguments arguments(Imei imei, AvlPacket packet, long receivedAtMillis) {
-        List<AvlRecord> records = packet.records();
-        RespArguments args = new RespArguments(256 + records.size() * 320);
-        args.number(3).text(keys.telemetry()).text(keys.deviceInfo(imei.value())).text(keys.dedup(imei.value()));
+        CodecId codec = packet.codec();
+        List<AvlRecord> all = packet.records();
+        long[] ids = dedup ? identities(codec, all) : null;
+        boolean[] repeat = dedup ? repeats(ids) : new boolean[all.size()];
+        int count = 0;
         long newest = 0;
-        for (AvlRecord record : records) {
-            newest = Math.max(newest, record.timestamp());
-        }
-        args.encoded(maxLen).number(newest).encoded(dedupWindowMillis).encoded(dedupPerDevice).number(records.size());
-        args.number(TelemetryEntryMapper.fieldNames(packet.codec()).size());
-        mapper.appendNames(packet.codec(), args);
-        if (dedup) {
-            // Arrival order: receive time and position in the packet (both exact in a double's 53 bits).
-            long order = receivedAtMillis * 256;
-            for (AvlRecord record : records) {
-                args.number(order++).hex64(RecordIdentity.of(packet.codec(), record));
+        for (int i = 0; i < all.size(); i++) {
+            if (!repeat[i]) {
+                count++;
+                newest = Math.max(newest, all.get(i).timestamp());
             }
         }
-        for (AvlRecord record : records) {
-            mapper.appendValues(imei, packet.codec(), record, receivedAtMillis, args);
+        RespArguments args = new RespArguments(256 + count * 240);
+        args.number(4).text(keys.telemetry()).text(keys.deviceInfo(imei.value()))
+                .text(keys.dedupRecent(imei.value())).text(keys.dedupPrevious(imei.value()));
+        args.encoded(maxLen).number(newest).encoded(dedupWindowMillis).encoded(dedupPerDevice).number(count);
+        args.number(TelemetryEntryMapper.fieldNames(codec).size());
+        mapper.appendValuePattern(codec, args);
+        mapper.appendNames(codec, args);
+        mapper.appendPacketValues(imei, codec, receivedAtMillis, args);
+        if (dedup) {
+            for (int i = 0; i < all.size(); i++) {
+                if (!repeat[i]) {
+                    args.number(ids[i]);
+                }
+            }
+        }
+        for (int i = 0; i < all.size(); i++) {
+            if (!repeat[i]) {
+                mapper.appendRecordValues(codec, all.get(i), args);
+            }
         }
         return args;
+    }
+
+    private static long[] identities(CodecId codec, List<AvlRecord> records) {
+        long[] ids = new long[records.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = RecordIdentity.of(codec, records.get(i));
+        }
+        return ids;
+    }
+
+    /**
+     * Which records repeat an earlier one of the same packet: left out, so the script gets distinct
+     * identities and stores such a record once, as it would across packets.
+     */
+    static boolean[] repeats(long[] ids) {
+        boolean[] repeat = new boolean[ids.length];
+        for (int i = 1; i < ids.length; i++) {
+            // Quadratic, but a packet holds at most 255 records and the usual one about ten.
+            for (int j = 0; j < i && !repeat[i]; j++) {
+                repeat[i] = ids[j] == ids[i];
+            }
+        }
+        return repeat;
     }
 }

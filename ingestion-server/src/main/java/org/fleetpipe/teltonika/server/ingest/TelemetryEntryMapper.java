@@ -10,9 +10,9 @@ import org.fleetpipe.teltonika.codec.avl.IoElement;
 import org.fleetpipe.teltonika.registry.RespArguments;
 
 /**
- * The stream entry fields of the contract, in the contract's order: the field names once per
- * packet (every record of a packet has the same ones), the values per record, written straight
- * into the script call's arguments.
+ * The stream entry fields of the contract, in the contract's order, written straight into the
+ * script call's arguments: the field names and the values every record of a packet shares (device,
+ * codec, receive time, instance) once per packet, the other values per record.
  */
 public final class TelemetryEntryMapper {
 
@@ -22,6 +22,11 @@ public final class TelemetryEntryMapper {
             "lon", "alt", "angle", "sat", "speed", "event", "gen", "io", "instance");
     private static final byte[][] ENCODED = encode(FIELDS);
     private static final byte[][] ENCODED_WITH_GEN = encode(FIELDS_WITH_GEN);
+    /** Per field: 'p' when the whole packet has one value (written by appendPacketValues), 'r' per record. */
+    private static final String PATTERN = pattern(FIELDS);
+    private static final String PATTERN_WITH_GEN = pattern(FIELDS_WITH_GEN);
+    private static final byte[] ENCODED_PATTERN = RespArguments.preEncoded(PATTERN);
+    private static final byte[] ENCODED_PATTERN_WITH_GEN = RespArguments.preEncoded(PATTERN_WITH_GEN);
 
     private record EncodedId(String id, byte[] bulk) {
     }
@@ -29,7 +34,7 @@ public final class TelemetryEntryMapper {
     private final Supplier<String> instanceId;
     private volatile EncodedId instance = new EncodedId("", RespArguments.preEncoded(""));
 
-    /** {@code instanceId} is asked per record: the id changes if the instance has to re-incarnate. */
+    /** {@code instanceId} is asked per packet: the id changes if the instance has to re-incarnate. */
     public TelemetryEntryMapper(Supplier<String> instanceId) {
         this.instanceId = instanceId;
     }
@@ -52,13 +57,28 @@ public final class TelemetryEntryMapper {
         return names.length;
     }
 
-    /** Appends the values of one record, one per name of {@link #fieldNames}. */
-    public void appendValues(Imei imei, CodecId codec, AvlRecord r, long receivedAtMillis, RespArguments out) {
-        GpsElement gps = r.gps();
+    /** 'p' or 'r' per field of {@link #fieldNames}: whether the value is the packet's or the record's. */
+    public static String valuePattern(CodecId codec) {
+        return codec == CodecId.CODEC_16 ? PATTERN_WITH_GEN : PATTERN;
+    }
+
+    /** Appends {@link #valuePattern} as one argument. */
+    public void appendValuePattern(CodecId codec, RespArguments out) {
+        out.encoded(codec == CodecId.CODEC_16 ? ENCODED_PATTERN_WITH_GEN : ENCODED_PATTERN);
+    }
+
+    /** Appends the values every record of the packet shares, in field order ('p' in the pattern). */
+    public void appendPacketValues(Imei imei, CodecId codec, long receivedAtMillis, RespArguments out) {
         out.text(imei.value());
         out.text(codec.label());
-        out.number(r.timestamp());
         out.number(receivedAtMillis);
+        out.encoded(instanceBulk());
+    }
+
+    /** Appends the values of one record, in field order ('r' in the pattern). */
+    public void appendRecordValues(CodecId codec, AvlRecord r, RespArguments out) {
+        GpsElement gps = r.gps();
+        out.number(r.timestamp());
         out.number(r.priority());
         putDegrees(out.open(), gps.latitude()).close();
         putDegrees(out.open(), gps.longitude()).close();
@@ -71,7 +91,6 @@ public final class TelemetryEntryMapper {
             out.number(r.generationType());
         }
         putIoJson(out.open(), r.io()).close();
-        out.encoded(instanceBulk());
     }
 
     private byte[] instanceBulk() {
@@ -131,6 +150,15 @@ public final class TelemetryEntryMapper {
             }
         }
         return out.put('}');
+    }
+
+    private static String pattern(List<String> names) {
+        StringBuilder pattern = new StringBuilder(names.size());
+        for (String name : names) {
+            boolean packetWide = name.equals("imei") || name.equals("codec") || name.equals("rx") || name.equals("instance");
+            pattern.append(packetWide ? 'p' : 'r');
+        }
+        return pattern.toString();
     }
 
     private static byte[][] encode(List<String> names) {

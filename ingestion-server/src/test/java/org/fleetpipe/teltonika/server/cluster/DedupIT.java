@@ -134,14 +134,34 @@ class DedupIT {
     }
 
     @Test
-    void identitiesPerDevice_areCappedAndExpire() throws Exception {
+    void identitiesPerDevice_areKeptInTwoGenerationsOfTheCapAndExpire() throws Exception {
         IngestionServer a = server(Map.of("telemetry.dedup-per-device", 5));
+        RandomAvl random = new RandomAvl(23);
+        byte[] first = Frames.avl(random.packet(CodecId.CODEC_8, 8));
+        byte[] second = Frames.avl(random.packet(CodecId.CODEC_8, 3));
+        byte[] third = Frames.avl(random.packet(CodecId.CODEC_8, 3));
         DeviceClient device = device(a);
 
-        device.sendAndReadAck(Frames.avl(new RandomAvl(23).packet(CodecId.CODEC_8, 8)));
+        device.sendAndReadAck(first);
+        // 8 >= 5: the recent set became the previous generation at once.
+        assertThat(commands.exists("dedup:recent:" + IMEI)).isZero();
+        assertThat(commands.scard("dedup:previous:" + IMEI)).isEqualTo(8);
+        assertThat(commands.objectEncoding("dedup:previous:" + IMEI)).isEqualTo("intset");
+        assertThat(commands.pttl("dedup:previous:" + IMEI)).isPositive().isLessThanOrEqualTo(Duration.ofHours(1).toMillis());
+        device.sendAndReadAck(first);
+        assertThat(commands.xlen("telemetry")).as("still remembered in the previous generation").isEqualTo(8);
 
-        assertThat(commands.zcard("dedup:" + IMEI)).isEqualTo(5);
-        assertThat(commands.pttl("dedup:" + IMEI)).isPositive().isLessThanOrEqualTo(Duration.ofHours(1).toMillis());
+        device.sendAndReadAck(second);
+        assertThat(commands.scard("dedup:recent:" + IMEI)).isEqualTo(3);
+        assertThat(commands.pttl("dedup:recent:" + IMEI)).isPositive().isLessThanOrEqualTo(Duration.ofHours(1).toMillis());
+        device.sendAndReadAck(third);
+        // 6 >= 5: renamed over the first packet's generation, which is forgotten.
+        assertThat(commands.scard("dedup:previous:" + IMEI)).isEqualTo(6);
+        device.sendAndReadAck(third);
+        device.sendAndReadAck(second);
+        assertThat(commands.xlen("telemetry")).isEqualTo(8 + 3 + 3);
+        device.sendAndReadAck(first);
+        assertThat(commands.xlen("telemetry")).as("older than two generations: stored again").isEqualTo(8 + 3 + 3 + 8);
     }
 
     private static String ts(AvlRecord record) {
@@ -158,7 +178,7 @@ class DedupIT {
         device.sendAndReadAck(packet);
 
         assertThat(commands.xlen("telemetry")).isEqualTo(6);
-        assertThat(commands.exists("dedup:" + IMEI)).isZero();
+        assertThat(commands.exists("dedup:recent:" + IMEI, "dedup:previous:" + IMEI)).isZero();
     }
 
     @Test

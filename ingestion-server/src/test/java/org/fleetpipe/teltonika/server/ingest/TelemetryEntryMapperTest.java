@@ -35,17 +35,29 @@ class TelemetryEntryMapperTest {
         return new AvlRecord(TS, 2, new GpsElement(lon, lat, (short) -120, 359, 13, 65535), 239, generation, io);
     }
 
-    /** Field, value, field, value... as Redis receives them: the packet's names zipped with the record's values. */
+    /**
+     * Field, value, field, value... as the script puts them together: the packet's names, each
+     * taking the next packet-wide or per-record value as the pattern says.
+     */
     private List<String> fields(CodecId codec, AvlRecord record) {
-        RespArguments out = new RespArguments(64);
-        mapper.appendValues(IMEI, codec, record, RX, out);
-        List<String> values = out.strings();
+        return fields(mapper, codec, record);
+    }
+
+    private static List<String> fields(TelemetryEntryMapper mapper, CodecId codec, AvlRecord record) {
+        RespArguments packetValues = new RespArguments(64);
+        mapper.appendPacketValues(IMEI, codec, RX, packetValues);
+        RespArguments recordValues = new RespArguments(64);
+        mapper.appendRecordValues(codec, record, recordValues);
         List<String> names = TelemetryEntryMapper.fieldNames(codec);
-        assertThat(values).hasSameSizeAs(names);
+        String pattern = TelemetryEntryMapper.valuePattern(codec);
+        assertThat(pattern).hasSameSizeAs(names).matches("[pr]+");
+        assertThat(packetValues.count() + recordValues.count()).isEqualTo(names.size());
         List<String> flat = new ArrayList<>();
+        int p = 0;
+        int r = 0;
         for (int i = 0; i < names.size(); i++) {
             flat.add(names.get(i));
-            flat.add(values.get(i));
+            flat.add(pattern.charAt(i) == 'p' ? packetValues.strings().get(p++) : recordValues.strings().get(r++));
         }
         return flat;
     }
@@ -85,10 +97,30 @@ class TelemetryEntryMapperTest {
     void appendValues_whenArgumentsAlreadyHoldOthers_thenAppendsOneValuePerFieldName() {
         RespArguments out = new RespArguments(16).text("earlier").number(42);
 
-        mapper.appendValues(IMEI, CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()), RX, out);
+        mapper.appendPacketValues(IMEI, CodecId.CODEC_8, RX, out);
+        mapper.appendRecordValues(CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()), out);
 
         assertThat(out.strings()).startsWith("earlier", "42").hasSize(2 + 14);
         assertThat(out.count()).isEqualTo(16);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = CodecId.class, names = {"CODEC_8", "CODEC_8E", "CODEC_16"})
+    void valuePattern_whenEachAvlCodec_thenOnlyDeviceCodecReceiveTimeAndInstanceArePacketWide(CodecId codec) {
+        List<String> names = TelemetryEntryMapper.fieldNames(codec);
+        String pattern = TelemetryEntryMapper.valuePattern(codec);
+        RespArguments out = new RespArguments(16);
+
+        mapper.appendValuePattern(codec, out);
+
+        assertThat(out.strings()).containsExactly(pattern);
+        List<String> packetWide = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            if (pattern.charAt(i) == 'p') {
+                packetWide.add(names.get(i));
+            }
+        }
+        assertThat(packetWide).containsExactly("imei", "codec", "rx", "instance");
     }
 
     @ParameterizedTest
@@ -102,17 +134,17 @@ class TelemetryEntryMapperTest {
     }
 
     @Test
-    void instance_whenTheIdChanges_thenTheNextRecordCarriesTheNewOne() {
+    void instance_whenTheIdChanges_thenTheNextPacketCarriesTheNewOne() {
         String[] id = {"pod-a-7"};
         TelemetryEntryMapper changing = new TelemetryEntryMapper(() -> id[0]);
         AvlRecord plain = record(0, 0, AvlRecord.NO_GENERATION, List.of());
-        RespArguments out = new RespArguments(16);
 
-        changing.appendValues(IMEI, CodecId.CODEC_8, plain, RX, out);
+        List<String> before = fields(changing, CodecId.CODEC_8, plain);
         id[0] = "pod-a-8";
-        changing.appendValues(IMEI, CodecId.CODEC_8, plain, RX, out);
+        List<String> after = fields(changing, CodecId.CODEC_8, plain);
 
-        assertThat(out.strings()).containsSubsequence("pod-a-7", "pod-a-8");
+        assertThat(asMap(before)).containsEntry("instance", "pod-a-7");
+        assertThat(asMap(after)).containsEntry("instance", "pod-a-8");
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
