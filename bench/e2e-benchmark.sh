@@ -99,24 +99,32 @@ printf '    XADD      %12.0f entries/s   (-c 50 -P 16 -n %d)\n' "$xadd_rps" "$xa
 
 # The server's own path: one EVALSHA of append-packet.lua per packet of $records records, with
 # deduplication off and on (fresh random identities: __rand_int__ is redis-benchmark's placeholder).
+# Layout as RedisTelemetryWriter sends it: device, codec, receive time and instance once per packet.
 script=$(cat ingestion-server/src/main/resources/ingest/append-packet.lua)
-names=() values=()
-for ((k = 0; k < ${#entry[@]}; k += 2)); do names+=("${entry[k]}"); values+=("${entry[k + 1]}"); done
+names=() pattern='' packet_values=() record_values=()
+for ((k = 0; k < ${#entry[@]}; k += 2)); do
+  names+=("${entry[k]}")
+  case ${entry[k]} in
+    imei | codec | rx | instance) pattern+=p packet_values+=("${entry[k + 1]}") ;;
+    *) pattern+=r record_values+=("${entry[k + 1]}") ;;
+  esac
+done
 sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
 eval_n=$((1000000 / records))
+dedup_keys=(dedup:recent:352093081452251 dedup:previous:352093081452251)
 for window in 0 3600000; do
-  eval_args=(3 telemetry-bench device:info:352093081452251 dedup:352093081452251 "$maxlen" 1763800000000 "$window"
-    128 "$records" "${#names[@]}" "${names[@]}")
+  eval_args=(4 telemetry-bench device:info:352093081452251 "${dedup_keys[@]}" "$maxlen" 1763800000000 "$window"
+    128 "$records" "${#names[@]}" "$pattern" "${names[@]}" "${packet_values[@]}")
   if ((window > 0)); then
-    for r in $(seq "$records"); do eval_args+=("$r" "$r-__rand_int__"); done
+    for _ in $(seq "$records"); do eval_args+=(__rand_int__); done
   fi
-  for r in $(seq "$records"); do eval_args+=("${values[@]}"); done
+  for _ in $(seq "$records"); do eval_args+=("${record_values[@]}"); done
   redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" -r 100000000000 --csv \
     EVALSHA "$sha" "${eval_args[@]}" > "$out/eval-$window.csv"
   eval_rps=$(csv_rps "$out/eval-$window.csv")
   printf '    EVALSHA   %12.0f records/s   (append-packet.lua, dedup %s, %d records per call, -c 50 -P 16 -n %d)\n' \
     "$(python3 -c "print($eval_rps * $records)")" "$([[ $window == 0 ]] && echo off || echo on)" "$records" "$eval_n"
-  redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench dedup:352093081452251 >/dev/null
+  redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench "${dedup_keys[@]}" >/dev/null
 done
 
 # ---------------------------------------------------------------- server

@@ -23,7 +23,8 @@
 --          repeated within the packet, so the identities are distinct.
 -- Returns the number of records stored (the others were duplicates).
 -- Cost matters here: Redis runs this for every packet and is the pipeline's narrowest part. Names
--- and packet-wide values travel once per packet and fill a reused XADD table. The dedup state is
+-- and packet-wide values travel once per packet and fill a reused XADD table; the stream is
+-- trimmed once per packet. The dedup state is
 -- two intsets, checked with one SMISMEMBER each: a sorted set (what this used before) cost more
 -- CPU and, past 128 members, ~14 KB per device against ~1-2 KB; a string of identities searched
 -- in Lua cost more still (every big Lua string is copied and hashed).
@@ -36,12 +37,7 @@ if records == 0 then
   return 0
 end
 
-local xadd
-if tonumber(maxlen) > 0 then
-  xadd = {'XADD', KEYS[1], 'MAXLEN', '~', maxlen, '*'}
-else
-  xadd = {'XADD', KEYS[1], '*'}
-end
+local xadd = {'XADD', KEYS[1], '*'}
 local base = #xadd
 local perRecord = {}
 local at = 8 + fields
@@ -104,6 +100,10 @@ if fresh then
   else
     redis.call('PEXPIRE', KEYS[3], ARGV[3])
   end
+end
+-- Trimmed once per packet, not by each XADD: three arguments less per record is measurable here.
+if stored > 0 and tonumber(maxlen) > 0 then
+  redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', maxlen)
 end
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('HSET', KEYS[2], 'last_record_at', ARGV[2])

@@ -18,11 +18,16 @@ import java.util.List;
 public final class RespArguments {
 
     private static final byte[] DIGIT_PAIRS = new byte[200];
+    private static final long[] POWERS_OF_TEN = new long[19];
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     /** Bytes kept for the "$len\r\n" header of a value whose length is not known in advance. */
     private static final int OPEN_HEADER = 6;
 
     static {
+        POWERS_OF_TEN[0] = 1;
+        for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+            POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+        }
         for (int i = 0; i < 100; i++) {
             DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
             DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
@@ -288,13 +293,12 @@ public final class RespArguments {
         if (value < 0) {
             return value == Long.MIN_VALUE ? 20 : 1 + digits(-value);
         }
-        int n = 1;
-        long limit = 10;
-        while (n < 19 && value >= limit) {
-            n++;
-            limit *= 10;
+        if (value < 10) {
+            return 1;
         }
-        return n;
+        // floor(log10(2^bits)) from the bit length, then one comparison: no loop over the digits.
+        int guess = ((64 - Long.numberOfLeadingZeros(value)) * 1233) >>> 12;
+        return guess + (value >= POWERS_OF_TEN[guess] ? 1 : 0);
     }
 
     private void ensure(int more) {

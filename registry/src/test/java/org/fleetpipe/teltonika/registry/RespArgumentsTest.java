@@ -132,4 +132,31 @@ class RespArgumentsTest {
             buf.release();
         }
     }
+
+    @Test
+    void number_whenEveryPowerOfTenAndItsNeighbours_thenTheDecimalText() {
+        RespArguments args = new RespArguments(16);
+        java.util.List<String> expected = new java.util.ArrayList<>();
+        long power = 1;
+        for (int i = 0; i < 19; i++) {
+            for (long v : new long[] {power - 1, power, power + 1, -power, -(power - 1)}) {
+                args.number(v);
+                expected.add(Long.toString(v));
+                assertThat(RespArguments.digits(v)).as("digits(%d)", v).isEqualTo(Long.toString(v).length());
+            }
+            power *= 10;
+        }
+        for (long v : new long[] {Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1}) {
+            args.number(v);
+            expected.add(Long.toString(v));
+        }
+        Random random = new Random(7);
+        for (int i = 0; i < 1_000; i++) {
+            long v = random.nextLong() >> random.nextInt(64);
+            args.number(v);
+            expected.add(Long.toString(v));
+        }
+
+        assertThat(args.strings()).isEqualTo(expected);
+    }
 }

@@ -12,45 +12,64 @@ import org.fleetpipe.teltonika.codec.avl.IoElement;
  */
 final class RecordIdentity {
 
-    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
-    private static final long FNV_PRIME = 0x100000001b3L;
+    private static final long SEED = 0x9E3779B97F4A7C15L;
+    private static final long C1 = 0x87c37b91114253d5L;
+    private static final long C2 = 0x4cf5ad432745937fL;
 
     private RecordIdentity() {
     }
 
+    /**
+     * MurmurHash3's 64-bit block step over each field, then its finaliser. It replaced a byte-wise
+     * FNV-1a that took a sixth of the server's CPU under load (eight dependent multiplies per field).
+     */
     static long of(CodecId codec, AvlRecord r) {
         GpsElement g = r.gps();
-        long h = FNV_OFFSET;
-        h = mix(h, r.timestamp());
-        h = mix(h, codec.wire());
-        h = mix(h, r.priority());
-        h = mix(h, g.longitude());
-        h = mix(h, g.latitude());
-        h = mix(h, g.altitude());
-        h = mix(h, g.angle());
-        h = mix(h, g.satellites());
-        h = mix(h, g.speed());
-        h = mix(h, r.eventIoId());
-        h = mix(h, r.generationType());
+        long h = SEED;
+        h = step(h, r.timestamp());
+        h = step(h, codec.wire());
+        h = step(h, r.priority());
+        h = step(h, g.longitude());
+        h = step(h, g.latitude());
+        h = step(h, g.altitude());
+        h = step(h, g.angle());
+        h = step(h, g.satellites());
+        h = step(h, g.speed());
+        h = step(h, r.eventIoId());
+        h = step(h, r.generationType());
         for (IoElement e : r.io()) {
-            h = mix(h, e.id());
+            h = step(h, e.id());
             if (e instanceof IoElement.Fixed f) {
-                h = mix(h, f.width());
-                h = mix(h, f.value());
+                h = step(h, f.width());
+                h = step(h, f.value());
             } else if (e instanceof IoElement.Variable v) {
-                for (int i = 0; i < v.length(); i++) {
-                    h = (h ^ (v.byteAt(i) & 0xFF)) * FNV_PRIME;
+                int length = v.length();
+                // Tagged length first: never equal to a fixed element's width (1 to 8), and values
+                // of different lengths never share a word sequence.
+                h = step(h, (1L << 32) | length);
+                for (int at = 0; at < length; at += 8) {
+                    long word = 0;
+                    for (int i = at; i < Math.min(at + 8, length); i++) {
+                        word = (word << 8) | (v.byteAt(i) & 0xFF);
+                    }
+                    h = step(h, word);
                 }
-                h = mix(h, v.length());
             }
         }
-        return h;
+        h = step(h, r.io().size());
+        return finish(h);
     }
 
-    private static long mix(long h, long value) {
-        for (int i = 0; i < 8; i++) {
-            h = (h ^ ((value >>> (i * 8)) & 0xFF)) * FNV_PRIME;
-        }
-        return h;
+    private static long step(long h, long value) {
+        long k = Long.rotateLeft(value * C1, 31) * C2;
+        return Long.rotateLeft(h ^ k, 27) * 5 + 0x52dce729;
+    }
+
+    private static long finish(long h) {
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        return h ^ (h >>> 33);
     }
 }

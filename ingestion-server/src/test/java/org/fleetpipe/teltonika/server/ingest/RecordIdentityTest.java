@@ -1,0 +1,84 @@
+package org.fleetpipe.teltonika.server.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
+import org.fleetpipe.teltonika.codec.avl.GpsElement;
+import org.fleetpipe.teltonika.codec.avl.IoElement;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
+import org.junit.jupiter.api.Test;
+
+/** Same record, same identity; any difference in time or content, another one. */
+class RecordIdentityTest {
+
+    private static final GpsElement GPS = new GpsElement(252796514, 546871555, (short) 112, 245, 14, 47);
+
+    private static AvlRecord record(long ts, List<IoElement> io) {
+        return new AvlRecord(ts, 0, GPS, 0, AvlRecord.NO_GENERATION, io);
+    }
+
+    @Test
+    void of_whenTheSameRecordAgain_thenTheSameIdentity() {
+        AvlRecord a = record(1_763_800_000_000L, List.of(new IoElement.Fixed(239, 1, 1)));
+        AvlRecord b = record(1_763_800_000_000L, List.of(new IoElement.Fixed(239, 1, 1)));
+
+        assertThat(RecordIdentity.of(CodecId.CODEC_8, a)).isEqualTo(RecordIdentity.of(CodecId.CODEC_8, b));
+    }
+
+    @Test
+    void of_whenOneFieldDiffers_thenAnotherIdentity() {
+        AvlRecord base = record(1_763_800_000_000L, List.of(new IoElement.Fixed(239, 1, 1)));
+        List<AvlRecord> variants = List.of(
+                base,
+                record(1_763_800_000_001L, base.io()),
+                new AvlRecord(base.timestamp(), 1, GPS, 0, AvlRecord.NO_GENERATION, base.io()),
+                new AvlRecord(base.timestamp(), 0, new GpsElement(252796515, 546871555, (short) 112, 245, 14, 47), 0,
+                        AvlRecord.NO_GENERATION, base.io()),
+                new AvlRecord(base.timestamp(), 0, GPS, 239, AvlRecord.NO_GENERATION, base.io()),
+                new AvlRecord(base.timestamp(), 0, GPS, 0, 2, base.io()),
+                record(base.timestamp(), List.of(new IoElement.Fixed(239, 1, 0))),
+                record(base.timestamp(), List.of(new IoElement.Fixed(239, 2, 1))),
+                record(base.timestamp(), List.of()));
+        Set<Long> ids = new HashSet<>();
+        for (AvlRecord v : variants) {
+            ids.add(RecordIdentity.of(CodecId.CODEC_8E, v));
+        }
+        ids.add(RecordIdentity.of(CodecId.CODEC_8, base));
+
+        assertThat(ids).hasSize(variants.size() + 1);
+    }
+
+    @Test
+    void of_whenAFixedAndAVariableElementHoldTheSameBytes_thenTheyDiffer() {
+        AvlRecord fixed = record(1L, List.of(new IoElement.Fixed(5, 2, 0x1234)));
+        AvlRecord variable = record(1L, List.of(new IoElement.Variable(5, new byte[] {0x12, 0x34})));
+        AvlRecord longer = record(1L, List.of(new IoElement.Variable(5, new byte[] {0x00, 0x12, 0x34})));
+
+        assertThat(Set.of(RecordIdentity.of(CodecId.CODEC_8E, fixed), RecordIdentity.of(CodecId.CODEC_8E, variable),
+                RecordIdentity.of(CodecId.CODEC_8E, longer))).hasSize(3);
+    }
+
+    @Test
+    void of_whenManyRandomRecords_thenNoCollision() {
+        Set<Long> ids = new HashSet<>();
+        int records = 0;
+        for (int seed = 0; seed < 2_000; seed++) {
+            AvlPacket packet = new RandomAvl(seed).packet(CodecId.CODEC_8E, 50);
+            for (AvlRecord r : packet.records()) {
+                ids.add(RecordIdentity.of(CodecId.CODEC_8E, r));
+                records++;
+            }
+        }
+        Set<AvlRecord> distinct = new HashSet<>();
+        for (int seed = 0; seed < 2_000; seed++) {
+            distinct.addAll(new RandomAvl(seed).packet(CodecId.CODEC_8E, 50).records());
+        }
+        assertThat(records).isEqualTo(100_000);
+        assertThat(ids).hasSize(distinct.size());
+    }
+}
