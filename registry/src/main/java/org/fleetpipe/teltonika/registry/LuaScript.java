@@ -4,7 +4,7 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.IntegerListOutput;
 import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -80,14 +81,15 @@ public final class LuaScript {
     }
 
     /**
-     * Calls the script with {@code keysAndArgs} already encoded (the key count, the keys, then the
-     * arguments), for calls with so many arguments that encoding them on Lettuce's thread costs.
+     * Calls a script that answers a list of integers, with {@code keysAndArgs} already encoded (the
+     * key count, the keys, then the arguments), for calls with so many arguments that encoding them
+     * on Lettuce's thread costs.
      */
-    public CompletionStage<Long> callInteger(RedisAsyncCommands<String, String> redis, RespArguments keysAndArgs) {
+    public CompletionStage<List<Long>> callIntegers(RedisAsyncCommands<String, String> redis, RespArguments keysAndArgs) {
         return bodyOnNoScript(
-                () -> redis.dispatch(CommandType.EVALSHA, new IntegerOutput<>(StringCodec.UTF8), keysAndArgs.after(shaBulk))
+                () -> redis.dispatch(CommandType.EVALSHA, new IntegerListOutput<>(StringCodec.UTF8), keysAndArgs.after(shaBulk))
                         .toCompletableFuture(),
-                () -> redis.dispatch(CommandType.EVAL, new IntegerOutput<>(StringCodec.UTF8), keysAndArgs.after(bodyBulk))
+                () -> redis.dispatch(CommandType.EVAL, new IntegerListOutput<>(StringCodec.UTF8), keysAndArgs.after(bodyBulk))
                         .toCompletableFuture());
     }
 
