@@ -224,7 +224,7 @@ public final class IngestionServer implements AutoCloseable {
         LuaScript.loadAll(redis.connection().sync());
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
-        workers = Transports.group(0, new DefaultThreadFactory("io", false));
+        workers = Transports.group(settings.ioThreadCount(), new DefaultThreadFactory("io", false));
         MetricsBootstrap.eventLoops(registry, workers);
         TcpChannelInitializer plain = new TcpChannelInitializer(services);
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain);

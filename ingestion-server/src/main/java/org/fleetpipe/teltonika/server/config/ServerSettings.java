@@ -12,6 +12,7 @@ import org.fleetpipe.teltonika.server.ops.OpsSettings;
  * Every server setting, read and checked once at start.
  *
  * @param redisUrl empty means: start an embedded redis-server
+ * @param ioThreads event loop threads for device connections; 0 means one per available core
  */
 public record ServerSettings(
         String bindAddress,
@@ -51,7 +52,13 @@ public record ServerSettings(
         int deadLetterMaxEntries,
         int deadLetterMaxFrameBytes,
         Duration shutdownGrace,
-        Duration drainWindow) {
+        Duration drainWindow,
+        int ioThreads) {
+
+    /** The event loop threads to start for device connections. */
+    public int ioThreadCount() {
+        return ioThreads > 0 ? ioThreads : Runtime.getRuntime().availableProcessors();
+    }
 
     /** Copy with other listener ports; tests bind to 0 to get free ones. */
     public ServerSettings withPorts(int tcp, int udp, int http) {
@@ -62,6 +69,6 @@ public record ServerSettings(
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, dedupWindow, ackReplicas,
                 ackReplicasTimeout, dedupPerDevice,
                 deadLetterMaxEntries,
-                deadLetterMaxFrameBytes, shutdownGrace, drainWindow);
+                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads);
     }
 }

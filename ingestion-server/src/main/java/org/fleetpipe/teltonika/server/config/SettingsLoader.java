@@ -123,7 +123,8 @@ public final class SettingsLoader {
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
                 positive(c, "shutdown.grace"),
-                c.getDuration("shutdown.drain-window"));
+                c.getDuration("shutdown.drain-window"),
+                intIn(c, "io-threads", 0, 1024));
         return s;
     }
 

@@ -74,6 +74,8 @@ class SettingsLoaderTest {
                 ref.getInt("limits.max-variable-io-bytes"),
                 DecodeLimits.DEFAULTS.maxLoginBytes()));
         assertThat(s.maxConnections()).isEqualTo(ref.getInt("limits.max-connections"));
+        assertThat(ref.getInt("io-threads")).isZero();
+        assertThat(s.ioThreadCount()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(s.maxQueuedFrames()).isEqualTo(ref.getInt("limits.max-queued-frames"));
         assertThat(s.maxUdpInFlight()).isEqualTo(ref.getInt("limits.max-udp-in-flight"));
         assertThat(s.loginTimeout()).isEqualTo(ref.getDuration("timeouts.login"));
@@ -180,7 +182,8 @@ class SettingsLoaderTest {
             "limits.max-queued-frames | 0",
             "limits.max-udp-in-flight | -4",
             "telemetry.stream-max-len | -1",
-            "dead-letters.max-entries | 0"})
+            "dead-letters.max-entries | 0",
+            "io-threads | -1"})
     void load_whenValueBad_thenSettingsExceptionNamingTheKeyInOneLine(String key, String value) {
         assertThatThrownBy(() -> SettingsLoader.load(Map.of(key, value)))
                 .isInstanceOf(SettingsException.class)
