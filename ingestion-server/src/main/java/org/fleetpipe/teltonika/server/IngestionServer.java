@@ -6,7 +6,6 @@ import io.lettuce.core.metrics.MicrometerOptions;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -14,7 +13,6 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +29,6 @@ import org.fleetpipe.teltonika.registry.InstanceIdAllocator;
 import org.fleetpipe.teltonika.registry.InstanceIdentity;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
-import org.fleetpipe.teltonika.registry.EventLoopConnections;
 import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
@@ -57,7 +54,6 @@ import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
-import org.fleetpipe.teltonika.server.ingest.PerLoopTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
@@ -103,9 +99,8 @@ public final class IngestionServer implements AutoCloseable {
     private HeartbeatRenewer heartbeat;
     private InstanceEvents events;
     private CommandDispatcher commands;
-    private final List<ReplicaAckBatcher> replicaAcks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private ReplicaAckBatcher replicaAcks;
     private io.lettuce.core.api.StatefulRedisConnection<String, String> durableConnection;
-    private EventLoopConnections loopConnections;
     private QueueHealthMonitor queueHealth;
     private Purger purger;
     private JanitorTicker janitor;
@@ -182,9 +177,23 @@ public final class IngestionServer implements AutoCloseable {
                 "reply", replies::finished,
                 "deny", new DenyListener(sessions, async, keys)));
         events.listen(id);
-        // The device event loops exist before their Redis connections: each loop gets one of its own.
-        workers = Transports.group(settings.ioThreadCount(), new DefaultThreadFactory("io", false));
-        TelemetryWriter writes = telemetryWriters(keys, async);
+        TelemetryWriter writes;
+        if (settings.ackReplicas() > 0) {
+            // WAIT blocks its connection, so these writes and their WAITs get one of their own.
+            ConnectionEpoch epoch = new ConnectionEpoch();
+            redis.client().addListener(epoch);
+            durableConnection = redis.client().connect();
+            epoch.watch(durableConnection);
+            RedisAsyncCommands<String, String> durable = durableConnection.async();
+            replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys, settings.telemetryStreamMaxLen(),
+                    new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice()),
+                    durable::waitForReplication, epoch, settings.ackReplicas(), settings.ackReplicasTimeout(),
+                    metrics::replicaShortfall);
+            writes = replicaAcks;
+        } else {
+            writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
+                    new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice());
+        }
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
         RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
@@ -215,6 +224,7 @@ public final class IngestionServer implements AutoCloseable {
         LuaScript.loadAll(redis.connection().sync());
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
+        workers = Transports.group(settings.ioThreadCount(), new DefaultThreadFactory("io", false));
         MetricsBootstrap.eventLoops(registry, workers);
         TcpChannelInitializer plain = new TcpChannelInitializer(services);
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain);
@@ -271,63 +281,11 @@ public final class IngestionServer implements AutoCloseable {
         return v == null ? "dev" : v;
     }
 
-    /**
-     * The telemetry writers: one per device event loop, on a Redis connection of that loop (with
-     * epoll, the transport Lettuce uses too); with {@code ACK_REPLICAS}, each with its own WAITs,
-     * which block only that connection.
-     */
-    private TelemetryWriter telemetryWriters(RedisKeys keys, RedisAsyncCommands<String, String> shared) {
-        TelemetryEntryMapper mapper = new TelemetryEntryMapper(identity::id);
-        if (!Transports.name().equals("epoll")) {
-            // Lettuce's channels are epoll ones when epoll is there: they cannot live on NIO loops.
-            return sharedWriter(keys, shared, mapper);
-        }
-        try {
-            loopConnections = redis.connectOnEventLoops(workers);
-        } catch (RuntimeException e) {
-            LOG.warn("no Redis connections on the event loops ({}); one shared telemetry writer instead", e.toString());
-            return sharedWriter(keys, shared, mapper);
-        }
-        Map<EventExecutor, TelemetryWriter> byLoop = new LinkedHashMap<>();
-        loopConnections.byLoop().forEach((loop, connection) -> byLoop.put(loop, settings.ackReplicas() > 0
-                ? durableWriter(keys, loopConnections.client(), connection, mapper)
-                : new RedisTelemetryWriter(connection.async(), keys, settings.telemetryStreamMaxLen(), mapper,
-                        settings.dedupWindow(), settings.dedupPerDevice())));
-        LOG.info("telemetry writers: {} Redis connections on {} event loops", byLoop.size(), settings.ioThreadCount());
-        return new PerLoopTelemetryWriter(byLoop);
-    }
-
-    /** One writer on a connection of Lettuce's own event loops (its WAITs on a connection of their own). */
-    private TelemetryWriter sharedWriter(RedisKeys keys, RedisAsyncCommands<String, String> shared,
-                                         TelemetryEntryMapper mapper) {
-        if (settings.ackReplicas() > 0) {
-            durableConnection = redis.client().connect();
-            return durableWriter(keys, redis.client(), durableConnection, mapper);
-        }
-        return new RedisTelemetryWriter(shared, keys, settings.telemetryStreamMaxLen(), mapper,
-                settings.dedupWindow(), settings.dedupPerDevice());
-    }
-
-    private TelemetryWriter durableWriter(RedisKeys keys, io.lettuce.core.RedisClient client,
-                                          io.lettuce.core.api.StatefulRedisConnection<String, String> connection,
-                                          TelemetryEntryMapper mapper) {
-        ConnectionEpoch epoch = new ConnectionEpoch();
-        client.addListener(epoch);
-        epoch.watch(connection);
-        RedisAsyncCommands<String, String> durable = connection.async();
-        ReplicaAckBatcher batcher = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys,
-                settings.telemetryStreamMaxLen(), mapper, settings.dedupWindow(), settings.dedupPerDevice()),
-                durable::waitForReplication, epoch, settings.ackReplicas(), settings.ackReplicasTimeout(),
-                metrics::replicaShortfall);
-        replicaAcks.add(batcher);
-        return batcher;
-    }
-
     private CompletionStage<Readiness> readiness() {
         if (stopping) {
             return CompletableFuture.completedFuture(Readiness.notReady("stopping"));
         }
-        if (replicaAcks.stream().anyMatch(batcher -> batcher.behindWithin(Duration.ofSeconds(5)))) {
+        if (replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5))) {
             return CompletableFuture.completedFuture(Readiness.notReady("replicas do not confirm writes (ACK_REPLICAS="
                     + settings.ackReplicas() + "): packets are not acknowledged"));
         }
@@ -406,9 +364,6 @@ public final class IngestionServer implements AutoCloseable {
         }
         if (durableConnection != null) {
             durableConnection.close();
-        }
-        if (loopConnections != null) {
-            loopConnections.close();
         }
         if (redis != null) {
             redis.close();

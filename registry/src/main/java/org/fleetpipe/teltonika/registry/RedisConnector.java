@@ -12,7 +12,6 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.channel.Channel;
-import io.netty.channel.EventLoopGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -27,17 +26,12 @@ public final class RedisConnector implements AutoCloseable {
     private final ClientResources resources;
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
-    private final RedisURI uri;
-    private final CommandLatencyRecorder latency;
 
     private RedisConnector(ClientResources resources, RedisClient client,
-                           StatefulRedisConnection<String, String> connection, RedisURI uri,
-                           CommandLatencyRecorder latency) {
+                           StatefulRedisConnection<String, String> connection) {
         this.resources = resources;
         this.client = client;
         this.connection = connection;
-        this.uri = uri;
-        this.latency = latency;
     }
 
     /** Connects, failing if Redis does not answer within {@code commandTimeout}. */
@@ -52,28 +46,19 @@ public final class RedisConnector implements AutoCloseable {
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
                 .commandLatencyRecorder(latency).nettyCustomizer(new ConsolidatedFlushes()).build();
         RedisClient client = RedisClient.create(resources, uri);
-        client.setOptions(options(commandTimeout));
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .build());
         try {
-            return new RedisConnector(resources, client, client.connect(), uri, latency);
+            return new RedisConnector(resources, client, client.connect());
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
             resources.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
         }
-    }
-
-    static ClientOptions options(Duration commandTimeout) {
-        return ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .build();
-    }
-
-    /** One more connection on each event loop of {@code group} (see {@link EventLoopConnections}). */
-    public EventLoopConnections connectOnEventLoops(EventLoopGroup group) {
-        return EventLoopConnections.open(uri, options(uri.getTimeout()), latency, group);
     }
 
     /**
@@ -84,7 +69,7 @@ public final class RedisConnector implements AutoCloseable {
      * bench/e2e-benchmark.sh. The flush runs right after the writes already queued on the
      * connection's event loop, so an idle connection still sends at once.
      */
-    static class ConsolidatedFlushes implements NettyCustomizer {
+    private static final class ConsolidatedFlushes implements NettyCustomizer {
         @Override
         public void afterChannelInitialized(Channel channel) {
             channel.pipeline().addFirst(new FlushConsolidationHandler(256, true));
