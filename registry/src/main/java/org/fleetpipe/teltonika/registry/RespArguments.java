@@ -96,16 +96,6 @@ public final class RespArguments {
         return crlf();
     }
 
-    /** Lowercase hex of all 64 bits, always 16 characters. */
-    public RespArguments hex64(long value) {
-        header(16);
-        ensure(18);
-        for (int shift = 60; shift >= 0; shift -= 4) {
-            bytes[length++] = HEX[(int) (value >>> shift) & 0xF];
-        }
-        return crlf();
-    }
-
     /** Starts a bulk string whose content is appended with the {@code put} methods until {@link #close()}. */
     public RespArguments open() {
         if (openAt >= 0) {

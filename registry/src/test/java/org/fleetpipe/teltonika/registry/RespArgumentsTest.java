@@ -58,12 +58,6 @@ class RespArgumentsTest {
         assertThat(args.strings()).containsExactly(Long.toUnsignedString(bits));
     }
 
-    @Test
-    void hex64_whenValue_thenSixteenLowercaseDigits() {
-        assertThat(new RespArguments(4).hex64(0).hex64(-1).hex64(0xABCDEFL).strings())
-                .containsExactly("0000000000000000", "ffffffffffffffff", "0000000000abcdef");
-    }
-
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 9, 10, 99, 100, 999, 1000, 99_999, 100_000, 1_000_000})
     void open_whenContentOfAnyLength_thenHeaderFitsItAndFollowingArgumentsStayIntact(int size) {
