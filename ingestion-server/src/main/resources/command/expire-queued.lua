@@ -4,6 +4,7 @@
 -- KEYS[1] device queue list, KEYS[2] queued devices sorted set, KEYS[3] commands dead-letter set
 -- ARGV[1] imei, ARGV[2] now (ms), ARGV[3] command key prefix, ARGV[4] max to look at,
 -- ARGV[5] dead letters kept, ARGV[6] retention (ms), ARGV[7] '1' for a dry run (count only)
+-- markFailed, deadLetter and trimDeadLetters: command/dead-letter-lib.lua, loaded in front.
 local ids = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
 local expired = 0
 for _, id in ipairs(ids) do
@@ -13,16 +14,8 @@ for _, id in ipairs(ids) do
     expired = expired + 1
   elseif c[1] == 'queued' and tonumber(c[2]) < tonumber(ARGV[2]) then
     redis.call('LREM', KEYS[1], 1, id)
-    local history = cjson.decode(c[3])
-    history[#history + 1] = {status = 'failed', reason = 'expired', at = ARGV[2]}
-    redis.call('HSET', key, 'status', 'failed', 'reason', 'expired', 'updated_at', ARGV[2],
-      'history', cjson.encode(history))
-    local all = redis.call('HGETALL', key)
-    local entry = {}
-    for i = 1, #all, 2 do
-      entry[all[i]] = all[i + 1]
-    end
-    redis.call('ZADD', KEYS[3], ARGV[2], cjson.encode(entry))
+    markFailed(key, c[3], 'expired', ARGV[2])
+    deadLetter(key, KEYS[3], ARGV[2])
     redis.call('PEXPIRE', key, ARGV[6])
     expired = expired + 1
   elseif not c[1] and ARGV[7] ~= '1' then
@@ -33,10 +26,7 @@ end
 if ARGV[7] == '1' then
   return expired
 end
-local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
-if excess > 0 then
-  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, excess - 1)
-end
+trimDeadLetters(KEYS[3], ARGV[5])
 if redis.call('LLEN', KEYS[1]) == 0 then
   redis.call('ZREM', KEYS[2], ARGV[1])
 end

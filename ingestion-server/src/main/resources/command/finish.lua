@@ -8,6 +8,7 @@
 -- ARGV[1] id, ARGV[2] imei, ARGV[3] 'replied' | 'failed', ARGV[4] reason, ARGV[5] reply text,
 -- ARGV[6] now (ms), ARGV[7] dead letters kept, ARGV[8] retention (ms), ARGV[9] events prefix,
 -- ARGV[10] the in-flight entry of this send ('id:attempt')
+-- markFailed, deadLetter and trimDeadLetters: command/dead-letter-lib.lua, loaded in front.
 if redis.call('HGET', KEYS[2], ARGV[2]) ~= ARGV[10] then
   -- Not this send's entry any more (handed back, or sent again): it belongs to someone else now.
   return 0
@@ -31,16 +32,8 @@ else
   if ARGV[5] ~= '' then
     redis.call('HSET', KEYS[1], 'reply', ARGV[5])
   end
-  local all = redis.call('HGETALL', KEYS[1])
-  local entry = {}
-  for i = 1, #all, 2 do
-    entry[all[i]] = all[i + 1]
-  end
-  redis.call('ZADD', KEYS[3], ARGV[6], cjson.encode(entry))
-  local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[7])
-  if excess > 0 then
-    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, excess - 1)
-  end
+  deadLetter(KEYS[1], KEYS[3], ARGV[6])
+  trimDeadLetters(KEYS[3], ARGV[7])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 if c[3] then

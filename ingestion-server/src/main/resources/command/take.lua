@@ -10,6 +10,7 @@
 -- set, KEYS[4] queued devices sorted set, KEYS[5] commands dead-letter sorted set
 -- ARGV[1] imei, ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] command key prefix,
 -- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms)
+-- markFailed, deadLetter and trimDeadLetters: command/dead-letter-lib.lua, loaded in front.
 local current = redis.call('HGET', KEYS[2], ARGV[1])
 if current then
   redis.call('HDEL', KEYS[2], ARGV[1])
@@ -28,23 +29,13 @@ while true do
   local key = ARGV[4] .. id
   local c = redis.call('HMGET', key, 'status', 'expires_at', 'codec', 'command', 'history')
   if c[1] == 'queued' then
-    local history = cjson.decode(c[5])
     if tonumber(c[2]) < tonumber(ARGV[3]) then
-      history[#history + 1] = {status = 'failed', reason = 'expired', at = ARGV[3]}
-      redis.call('HSET', key, 'status', 'failed', 'reason', 'expired', 'updated_at', ARGV[3],
-        'history', cjson.encode(history))
-      local all = redis.call('HGETALL', key)
-      local entry = {}
-      for i = 1, #all, 2 do
-        entry[all[i]] = all[i + 1]
-      end
-      redis.call('ZADD', KEYS[5], ARGV[3], cjson.encode(entry))
-      local excess = redis.call('ZCARD', KEYS[5]) - tonumber(ARGV[5])
-      if excess > 0 then
-        redis.call('ZREMRANGEBYRANK', KEYS[5], 0, excess - 1)
-      end
+      markFailed(key, c[5], 'expired', ARGV[3])
+      deadLetter(key, KEYS[5], ARGV[3])
+      trimDeadLetters(KEYS[5], ARGV[5])
       redis.call('PEXPIRE', key, ARGV[6])
     else
+      local history = cjson.decode(c[5])
       history[#history + 1] = {status = 'sent', at = ARGV[3], instance = ARGV[2]}
       redis.call('HSET', key, 'status', 'sent', 'sent_at', ARGV[3], 'updated_at', ARGV[3],
         'instance', ARGV[2], 'history', cjson.encode(history))

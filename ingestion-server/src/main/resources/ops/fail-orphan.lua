@@ -5,6 +5,7 @@
 -- KEYS[1] command hash, KEYS[2] its device queue, KEYS[3] the in-flight hash of its sending
 -- instance ('' key name when it has none), KEYS[4] commands dead-letter set
 -- ARGV[1] id, ARGV[2] now (ms), ARGV[3] retention (ms), ARGV[4] dead letters kept, ARGV[5] '1' dry run
+-- markFailed, deadLetter and trimDeadLetters: command/dead-letter-lib.lua, loaded in front.
 local c = redis.call('HMGET', KEYS[1], 'status', 'imei', 'history')
 if c[1] == 'queued' then
   if redis.call('LPOS', KEYS[2], ARGV[1]) then
@@ -21,19 +22,8 @@ end
 if ARGV[5] == '1' then
   return 1
 end
-local history = cjson.decode(c[3])
-history[#history + 1] = {status = 'failed', reason = 'orphaned', at = ARGV[2]}
-redis.call('HSET', KEYS[1], 'status', 'failed', 'reason', 'orphaned', 'updated_at', ARGV[2],
-  'history', cjson.encode(history))
-local all = redis.call('HGETALL', KEYS[1])
-local entry = {}
-for i = 1, #all, 2 do
-  entry[all[i]] = all[i + 1]
-end
-redis.call('ZADD', KEYS[4], ARGV[2], cjson.encode(entry))
-local excess = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[4])
-if excess > 0 then
-  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, excess - 1)
-end
+markFailed(KEYS[1], c[3], 'orphaned', ARGV[2])
+deadLetter(KEYS[1], KEYS[4], ARGV[2])
+trimDeadLetters(KEYS[4], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1

@@ -56,11 +56,27 @@ public final class LuaScript {
 
     /** Loads {@code resource} (e.g. {@code registry/release-if-owner.lua}) from the classpath. */
     public static LuaScript fromResource(String resource) {
+        return new LuaScript(resource, read(resource));
+    }
+
+    /**
+     * One script made of several resources, in order: shared functions first (a Redis script
+     * cannot include another), the script itself last, which also names it.
+     */
+    public static LuaScript fromResources(String... resources) {
+        StringBuilder body = new StringBuilder();
+        for (String resource : resources) {
+            body.append(read(resource)).append('\n');
+        }
+        return new LuaScript(resources[resources.length - 1], body.toString());
+    }
+
+    private static String read(String resource) {
         try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script not on the classpath: " + resource);
             }
-            return new LuaScript(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

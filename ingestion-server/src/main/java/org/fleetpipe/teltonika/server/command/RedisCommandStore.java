@@ -16,10 +16,12 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 /** {@link CommandStore} in Redis; every multi-step change is one Lua script. */
 public final class RedisCommandStore implements CommandStore {
 
+    /** Functions the scripts that fail a command into the dead-letter set share, loaded in front of them. */
+    public static final String DEAD_LETTER_LIB = "command/dead-letter-lib.lua";
     private static final LuaScript ENQUEUE = LuaScript.fromResource("command/enqueue.lua");
-    private static final LuaScript TAKE = LuaScript.fromResource("command/take.lua");
-    private static final LuaScript FINISH = LuaScript.fromResource("command/finish.lua");
-    private static final LuaScript EXPIRE = LuaScript.fromResource("command/expire-queued.lua");
+    private static final LuaScript TAKE = LuaScript.fromResources(DEAD_LETTER_LIB, "command/take.lua");
+    private static final LuaScript FINISH = LuaScript.fromResources(DEAD_LETTER_LIB, "command/finish.lua");
+    private static final LuaScript EXPIRE = LuaScript.fromResources(DEAD_LETTER_LIB, "command/expire-queued.lua");
     private static final LuaScript REQUEUE = LuaScript.fromResource("registry/requeue-commands.lua");
     /** Device messages kept in their stream. */
     private static final long MESSAGES_MAX_LEN = 100_000;

@@ -1,5 +1,7 @@
 package org.fleetpipe.teltonika.server.ops;
 
+import static org.fleetpipe.teltonika.server.command.RedisCommandStore.DEAD_LETTER_LIB;
+
 import io.lettuce.core.Range;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -29,8 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class Purger implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Purger.class);
-    private static final LuaScript EXPIRE = LuaScript.fromResource("command/expire-queued.lua");
-    private static final LuaScript ORPHAN = LuaScript.fromResource("ops/fail-orphan.lua");
+    private static final LuaScript EXPIRE = LuaScript.fromResources(DEAD_LETTER_LIB, "command/expire-queued.lua");
+    private static final LuaScript ORPHAN = LuaScript.fromResources(DEAD_LETTER_LIB, "ops/fail-orphan.lua");
     private static final int DEVICES_PER_PASS = 10_000;
     private static final int QUEUE_WINDOW = 100;
 
