@@ -5,7 +5,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Durations as people type them: {@code 500ms}, {@code 1s}, {@code 2m}, {@code 1h}; a bare number is seconds. */
-final class DurationText {
+public final class DurationText {
 
     private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})(ms|s|m|h)?");
 
@@ -29,7 +29,7 @@ final class DurationText {
     }
 
     /** Short form for summaries: {@code 1s}, {@code 250ms}. */
-    static String format(Duration d) {
+    public static String format(Duration d) {
         long ms = d.toMillis();
         if (ms % 3_600_000 == 0 && ms > 0) {
             return ms / 3_600_000 + "h";

@@ -33,6 +33,7 @@ public final class OptionsParser {
     private Duration drain = Duration.ofSeconds(10);
     private int threads = 2;
     private Duration startSpread;
+    private Duration warmup = Duration.ZERO;
 
     private OptionsParser() {
     }
@@ -117,6 +118,7 @@ public final class OptionsParser {
             case "--drain" -> drain = duration(name, value, true);
             case "--threads" -> threads = (int) number(name, value, 1, 256);
             case "--start-spread" -> startSpread = duration(name, value, true);
+            case "--warmup" -> warmup = duration(name, value, true);
             default -> throw new UsageException("unknown option " + name);
         }
     }
@@ -125,6 +127,10 @@ public final class OptionsParser {
         if (backoffMax.compareTo(backoffMin) < 0) {
             throw new UsageException("--backoff-max (" + DurationText.format(backoffMax)
                     + ") is shorter than --backoff-min (" + DurationText.format(backoffMin) + ")");
+        }
+        if (!warmup.isZero() && warmup.compareTo(duration) >= 0) {
+            throw new UsageException("--warmup (" + DurationText.format(warmup) + ") leaves nothing of --duration ("
+                    + DurationText.format(duration) + ") to report");
         }
         if (!new ImeiSequence(imeiBase).fits(devices)) {
             throw new UsageException("--imei-base " + imeiBase + " leaves no room for " + devices
@@ -143,7 +149,7 @@ public final class OptionsParser {
         }
         return new SimulatorOptions(new InetSocketAddress(server, port), devices, interval, records, codec,
                 transport, duration, imeiBase, maxPackets, load, sources, ackTimeout, backoffMin, backoffMax,
-                backlog, maxPacketBytes, progress, drain, threads, startSpread);
+                backlog, maxPacketBytes, progress, drain, threads, startSpread, warmup);
     }
 
     private static long number(String name, String value, long min, long max) throws UsageException {

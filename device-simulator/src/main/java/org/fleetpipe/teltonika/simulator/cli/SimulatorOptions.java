@@ -17,13 +17,15 @@ import org.fleetpipe.teltonika.simulator.device.DeviceSettings;
  * @param drain           how long to wait for outstanding ACKs once sending stops
  * @param startSpread     devices start spread over this; null for the default (one interval, or in
  *                        load mode up to a second)
+ * @param warmup          the summary also reports the run after this much time (rate and ACK
+ *                        latency without the logins and the JIT's first seconds); zero for no such line
  */
 public record SimulatorOptions(InetSocketAddress server, int devices, Duration interval, int records,
                                CodecChoice codec, TransportChoice transport, Duration duration, long imeiBase,
                                long maxPackets, boolean load, List<InetAddress> sourceAddresses,
                                Duration ackTimeout, Duration backoffMin, Duration backoffMax, int backlog,
                                int maxPacketBytes, Duration progress, Duration drain, int threads,
-                               Duration startSpread) {
+                               Duration startSpread, Duration warmup) {
 
     public SimulatorOptions {
         sourceAddresses = List.copyOf(sourceAddresses);

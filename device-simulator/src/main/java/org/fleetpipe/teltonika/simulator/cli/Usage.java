@@ -35,6 +35,8 @@ public final class Usage {
               --threads N             event loop threads (default 2)
               --start-spread D        start the devices spread over D (default: one interval; in --load
                                       mode 1 ms per connection, at most 1s)
+              --warmup D              the summary adds a "steady" line: rate and ACK latency after the
+                                      first D, without the logins and the JIT's first seconds (default 0: none)
               --help                  this text
 
             Durations: 500ms, 1s, 2m, 1h (a bare number is seconds).

@@ -6,7 +6,8 @@ import org.HdrHistogram.Recorder;
 
 /**
  * ACK latencies in microseconds. Event loops record without locking (HdrHistogram's Recorder);
- * the reporting thread takes interval samples, which also add up into the run's total.
+ * the reporting thread takes interval samples, which also add up into the run's total and, once
+ * the warm-up is over, into the steady phase's.
  */
 public final class LatencyRecorder {
 
@@ -15,7 +16,9 @@ public final class LatencyRecorder {
 
     private final Recorder recorder = new Recorder(MAX_MICROS, DIGITS);
     private final Histogram total = new Histogram(MAX_MICROS, DIGITS);
-    private Histogram interval;
+    private final Histogram sinceSample = new Histogram(MAX_MICROS, DIGITS);
+    private Histogram taken;
+    private Histogram steady;
 
     public void recordNanos(long nanos) {
         recorder.recordValue(Math.max(1, Math.min(MAX_MICROS, nanos / 1000)));
@@ -23,14 +26,36 @@ public final class LatencyRecorder {
 
     /** Latencies recorded since the previous sample. */
     public synchronized Histogram sampleInterval() {
-        interval = recorder.getIntervalHistogram(interval);
-        total.add(interval);
-        return interval.copy();
+        take();
+        Histogram interval = sinceSample.copy();
+        sinceSample.reset();
+        return interval;
+    }
+
+    /** From now on latencies also count toward {@link #steady()}; those recorded so far do not. */
+    public synchronized void startSteady() {
+        take();
+        steady = new Histogram(MAX_MICROS, DIGITS);
+    }
+
+    /** Latencies recorded since {@link #startSteady()}; null if it was never called. */
+    public synchronized Histogram steady() {
+        take();
+        return steady == null ? null : steady.copy();
     }
 
     /** Every latency recorded so far. */
     public synchronized Histogram total() {
-        sampleInterval();
+        take();
         return total.copy();
+    }
+
+    private void take() {
+        taken = recorder.getIntervalHistogram(taken);
+        total.add(taken);
+        sinceSample.add(taken);
+        if (steady != null) {
+            steady.add(taken);
+        }
     }
 }

@@ -1,8 +1,11 @@
 package org.fleetpipe.teltonika.simulator.report;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 
 /** Counters every device updates from its event loop and the reporting thread reads. */
 public final class SimulatorStats {
@@ -51,18 +54,15 @@ public final class SimulatorStats {
         firstSendNanos.compareAndSet(0, nowNanos);
     }
 
-    private volatile java.util.function.BiConsumer<String, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>>
-            ackListener;
+    private volatile BiConsumer<String, List<AvlRecord>> ackListener;
 
     /** Hears every acknowledged record with its IMEI (fault tests check each is in the stream). */
-    public void onAcknowledged(java.util.function.BiConsumer<String,
-            java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>> listener) {
+    public void onAcknowledged(BiConsumer<String, List<AvlRecord>> listener) {
         this.ackListener = listener;
     }
 
-    public void acknowledgedRecords(String imei, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord> records) {
-        java.util.function.BiConsumer<String, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>> listener =
-                ackListener;
+    public void acknowledgedRecords(String imei, List<AvlRecord> records) {
+        BiConsumer<String, List<AvlRecord>> listener = ackListener;
         if (listener != null) {
             listener.accept(imei, records);
         }

@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.simulator.report;
 import java.time.Duration;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
+import org.fleetpipe.teltonika.simulator.cli.DurationText;
 
 /** The report printed at the end of a run, and the rule that decides its exit code. */
 public final class SummaryReport {
@@ -26,9 +27,11 @@ public final class SummaryReport {
     /**
      * @param title             what ran, e.g. "tcp, codec 8, interval 1s, 5 records per packet"
      * @param connectedAtTheEnd devices connected when sending stopped, before they were closed
+     * @param warmup            the warm-up asked for, zero for none
+     * @param steady            the run after that warm-up; null when there was none or the run ended first
      */
     public static String format(String title, Duration elapsed, StatsSnapshot s, int connectedAtTheEnd,
-                                Histogram latency) {
+                                Histogram latency, Duration warmup, SteadyPhase steady) {
         StringBuilder b = new StringBuilder();
         line(b, "summary", String.format(Locale.ROOT, "after %.1f s (%s)", elapsed.toMillis() / 1000.0, title));
         line(b, "devices", s.devices() + " (connected at the end: " + connectedAtTheEnd + ")");
@@ -43,6 +46,14 @@ public final class SummaryReport {
         line(b, "commands", "answered " + s.commandsAnswered());
         line(b, "ack latency", LatencyText.percentiles(latency, true) + "  (" + latency.getTotalCount() + " ACKs)");
         line(b, "throughput", String.format(Locale.ROOT, "%.1f records/s acknowledged", s.recordsPerSecond()));
+        if (steady != null) {
+            line(b, "steady", String.format(Locale.ROOT, "after the first %s: %.1f records/s acknowledged, ack latency ",
+                    DurationText.format(steady.warmup()), steady.recordsPerSecond(s))
+                    + LatencyText.percentiles(steady.latency(), true) + "  (" + steady.latency().getTotalCount()
+                    + " ACKs)");
+        } else if (!warmup.isZero()) {
+            line(b, "steady", "none: the run ended within its " + DurationText.format(warmup) + " warm-up");
+        }
         line(b, "result", result(s));
         return b.toString();
     }

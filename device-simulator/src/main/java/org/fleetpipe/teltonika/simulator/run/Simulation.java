@@ -3,18 +3,23 @@ package org.fleetpipe.teltonika.simulator.run;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.HdrHistogram.Histogram;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.simulator.cli.SimulatorOptions;
 import org.fleetpipe.teltonika.simulator.net.ClientTransport;
 import org.fleetpipe.teltonika.simulator.net.SimulatedDevice;
+import org.fleetpipe.teltonika.simulator.net.TcpDevice;
 import org.fleetpipe.teltonika.simulator.report.ProgressLine;
 import org.fleetpipe.teltonika.simulator.report.SimulatorStats;
 import org.fleetpipe.teltonika.simulator.report.StatsSnapshot;
+import org.fleetpipe.teltonika.simulator.report.SteadyPhase;
 import org.fleetpipe.teltonika.simulator.report.SummaryReport;
 
 /**
@@ -30,9 +35,8 @@ public final class Simulation {
 
     private final SimulatorOptions options;
     private final PrintStream out;
-    private java.util.function.BiConsumer<String, java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>>
-            ackListener;
-    private List<java.net.InetSocketAddress> servers = List.of();
+    private BiConsumer<String, List<AvlRecord>> ackListener;
+    private List<InetSocketAddress> servers = List.of();
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
 
@@ -42,8 +46,7 @@ public final class Simulation {
     }
 
     /** Hears every acknowledged record with its device's IMEI (for tests that check none is lost). */
-    public Simulation onAcknowledged(java.util.function.BiConsumer<String,
-            java.util.List<org.fleetpipe.teltonika.codec.avl.AvlRecord>> listener) {
+    public Simulation onAcknowledged(BiConsumer<String, List<AvlRecord>> listener) {
         this.ackListener = listener;
         return this;
     }
@@ -52,7 +55,7 @@ public final class Simulation {
      * TCP devices spread over these servers (device i starts on server i mod n) and move to the
      * next one whenever they lose their connection, as behind a load balancer.
      */
-    public Simulation behindBalancer(List<java.net.InetSocketAddress> replicas) {
+    public Simulation behindBalancer(List<InetSocketAddress> replicas) {
         this.servers = List.copyOf(replicas);
         return this;
     }
@@ -81,11 +84,12 @@ public final class Simulation {
         EventLoopGroup group = ClientTransport.group(options.threads());
         long started = System.nanoTime();
         int connectedAtTheEnd;
+        Warmup warmup = null;
         try {
             List<SimulatedDevice> devices = DeviceFleet.create(options, group, stats);
             if (!servers.isEmpty()) {
                 for (int i = 0; i < devices.size(); i++) {
-                    if (devices.get(i) instanceof org.fleetpipe.teltonika.simulator.net.TcpDevice tcp) {
+                    if (devices.get(i) instanceof TcpDevice tcp) {
                         tcp.withServers(servers, i % servers.size());
                     }
                 }
@@ -97,9 +101,11 @@ public final class Simulation {
                 devices.get(i).start(spread * i / devices.size());
             }
             Progress progress = new Progress(started, stats);
+            warmup = new Warmup(started, stats);
             long sendingEnds = started + options.duration().toNanos();
             while (!stopRequested && System.nanoTime() < sendingEnds && !allSettled(devices)) {
                 pause(sendingEnds);
+                warmup.maybeEnd();
                 progress.maybePrint();
             }
             awaitAll(finishAll(devices));
@@ -121,7 +127,9 @@ public final class Simulation {
         StatsSnapshot snapshot = stats.snapshot();
         Histogram latency = stats.latency().total();
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
-        out.print(SummaryReport.format(options.title(), elapsed, snapshot, connectedAtTheEnd, latency));
+        SteadyPhase steady = warmup == null ? null : warmup.steadyPhase();
+        out.print(SummaryReport.format(options.title(), elapsed, snapshot, connectedAtTheEnd, latency,
+                options.warmup(), steady));
         out.flush();
         return new RunResult(snapshot, latency, SummaryReport.exitCode(snapshot));
     }
@@ -187,6 +195,36 @@ public final class Simulation {
         long nanos = Math.min(POLL_NANOS, until - System.nanoTime());
         if (nanos > 0) {
             TimeUnit.NANOSECONDS.sleep(nanos);
+        }
+    }
+
+    /** Marks the end of the warm-up, after which the summary's "steady" line counts. */
+    private final class Warmup {
+        private final long endsAt;
+        private final SimulatorStats stats;
+        private StatsSnapshot atEnd;
+        private long endedNanos;
+
+        Warmup(long started, SimulatorStats stats) {
+            this.endsAt = started + options.warmup().toNanos();
+            this.stats = stats;
+        }
+
+        void maybeEnd() {
+            if (atEnd != null || options.warmup().isZero()) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now >= endsAt) {
+                stats.latency().startSteady();
+                atEnd = stats.snapshot();
+                endedNanos = now;
+            }
+        }
+
+        /** Null before the warm-up ended. */
+        SteadyPhase steadyPhase() {
+            return atEnd == null ? null : new SteadyPhase(options.warmup(), atEnd, endedNanos, stats.latency().steady());
         }
     }
 

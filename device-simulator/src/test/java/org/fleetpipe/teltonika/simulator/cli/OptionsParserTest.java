@@ -28,6 +28,7 @@ class OptionsParserTest {
         assertThat(o.sourceAddresses()).isEmpty();
         assertThat(o.threads()).isEqualTo(2);
         assertThat(o.startSpread()).isNull();
+        assertThat(o.warmup()).isZero();
     }
 
     @Test
@@ -37,7 +38,7 @@ class OptionsParserTest {
                 "--imei-base", "35000000000000", "--max-packets", "7", "--load", "--source-addresses",
                 "127.0.0.2, 127.0.0.3", "--ack-timeout", "3s", "--backoff-min", "100ms", "--backoff-max", "5s",
                 "--backlog", "500", "--max-packet-bytes", "4096", "--progress", "0", "--drain", "1s",
-                "--threads", "4", "--start-spread", "20s");
+                "--threads", "4", "--start-spread", "20s", "--warmup", "30s");
 
         assertThat(o.server().getAddress().isLoopbackAddress()).isTrue();
         assertThat(o.server().getPort()).isEqualTo(15027);
@@ -61,6 +62,7 @@ class OptionsParserTest {
         assertThat(o.drain()).isEqualTo(Duration.ofSeconds(1));
         assertThat(o.threads()).isEqualTo(4);
         assertThat(o.startSpread()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(o.warmup()).isEqualTo(Duration.ofSeconds(30));
         assertThat(o.deviceSettings().closedLoop()).isTrue();
     }
 
@@ -99,6 +101,8 @@ class OptionsParserTest {
         assertMessage("unexpected argument 'tcp'", "tcp");
         assertMessage("--backoff-max (1s) is shorter than --backoff-min (2s)", "--backoff-min", "2s",
                 "--backoff-max", "1s");
+        assertMessage("--warmup (10s) leaves nothing of --duration (10s) to report", "--duration", "10s",
+                "--warmup", "10s");
         assertMessage("leaves no room for 3 devices", "--imei-base", "99999999999998", "--devices", "3");
     }
 
