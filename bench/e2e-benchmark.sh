@@ -117,7 +117,7 @@ sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
 eval_n=$((1000000 / records))
 dedup_keys=(dedup:recent:352093081452251 dedup:previous:352093081452251)
 for window in 0 3600000; do
-  eval_args=(4 telemetry-bench device:info:352093081452251 "${dedup_keys[@]}" "$maxlen" "$window" 128 1
+  eval_args=(4 telemetry-bench device:info:352093081452251 "${dedup_keys[@]}" "$maxlen" "$window" 128 604800000 1
     1763800000000 "$records" "${#names[@]}" "$pattern" "${names[@]}" "${packet_values[@]}")
   if ((window > 0)); then
     for _ in $(seq "$records"); do eval_args+=(__rand_int__); done

@@ -6,15 +6,17 @@
 -- is among its device's recent ones is not stored again, so a packet resent after a lost ACK, even
 -- to another replica racing this one, leaves one entry per record.
 -- KEYS[1]  telemetry stream; then per packet p, at 3p - 1 .. 3p + 1:
---   info      device info hash: its last record time is refreshed when the hash exists (TCP logins
---             create it; it is left alone otherwise, so it never outlives its TTL)
+--   info      device info hash: when it exists (a TCP login created it), its TTL starts again and
+--             its last record time is set, so it lives as long as its connection sends; it is never
+--             created here (a hash without the login's fields, and UDP devices have none)
 --   recent    the device's most recent record identities (a set of 64-bit integers, so Redis keeps
 --             it compact as an intset); when it holds the per-device cap it is renamed to previous
 --   previous  the generation before: checked, never added to, replaced at the next rename. So the
 --             last cap to 2 x cap identities are remembered, the newest always among them, even
 --             when a device replays an old backlog.
 -- ARGV[1]  approximate MAXLEN ("0" = no cap), ARGV[2] dedup window (ms, "0" = off),
--- ARGV[3]  identities kept per device, ARGV[4] number of packets P; then per packet:
+-- ARGV[3]  identities kept per device, ARGV[4] device info TTL (ms), ARGV[5] number of packets P;
+--          then per packet:
 --   newest record time (ms), number of records R, number of fields F (0: same fields as the
 --   packet before), and when F > 0: F characters ("p" for a field whose value is the same for the
 --   whole packet: device, codec, receive time, instance; "r" for one with a value per record) and
@@ -32,10 +34,11 @@ local maxlen = tonumber(ARGV[1])
 local window = ARGV[2]
 local dedup = tonumber(window) > 0
 local cap = tonumber(ARGV[3])
-local packets = tonumber(ARGV[4])
+local infoTtl = ARGV[4]
+local packets = tonumber(ARGV[5])
 local results = {}
 local anyStored = false
-local at = 5
+local at = 6
 local xadd, packetSlots, recordSlots
 for p = 1, packets do
   local info, recent, previous = KEYS[3 * p - 1], KEYS[3 * p], KEYS[3 * p + 1]
@@ -112,7 +115,8 @@ for p = 1, packets do
       redis.call('PEXPIRE', recent, window)
     end
   end
-  if records > 0 and redis.call('EXISTS', info) == 1 then
+  -- PEXPIRE answers 0 for a missing key: it tests and refreshes in one call.
+  if records > 0 and redis.call('PEXPIRE', info, infoTtl) == 1 then
     redis.call('HSET', info, 'last_record_at', newest)
   end
   anyStored = anyStored or stored > 0

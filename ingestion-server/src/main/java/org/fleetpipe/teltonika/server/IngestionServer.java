@@ -56,6 +56,7 @@ import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
 import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.fleetpipe.teltonika.server.lifecycle.InstanceRecovery;
 import org.fleetpipe.teltonika.server.lifecycle.LogContext;
@@ -178,6 +179,8 @@ public final class IngestionServer implements AutoCloseable {
                 "deny", new DenyListener(sessions, async, keys)));
         events.listen(id);
         TelemetryWriter writes;
+        TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(settings.telemetryStreamMaxLen(),
+                settings.dedupWindow(), settings.dedupPerDevice(), settings.deviceInfoTtl());
         if (settings.ackReplicas() > 0) {
             // WAIT blocks its connection, so these writes and their WAITs get one of their own.
             ConnectionEpoch epoch = new ConnectionEpoch();
@@ -185,14 +188,12 @@ public final class IngestionServer implements AutoCloseable {
             durableConnection = redis.client().connect();
             epoch.watch(durableConnection);
             RedisAsyncCommands<String, String> durable = durableConnection.async();
-            replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys, settings.telemetryStreamMaxLen(),
-                    new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice()),
-                    durable::waitForReplication, epoch, settings.ackReplicas(), settings.ackReplicasTimeout(),
+            replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys,
+                    new TelemetryEntryMapper(identity::id), writeSettings), durable::waitForReplication, epoch, settings.ackReplicas(), settings.ackReplicasTimeout(),
                     metrics::replicaShortfall);
             writes = replicaAcks;
         } else {
-            writes = new RedisTelemetryWriter(async, keys, settings.telemetryStreamMaxLen(),
-                    new TelemetryEntryMapper(identity::id), settings.dedupWindow(), settings.dedupPerDevice());
+            writes = new RedisTelemetryWriter(async, keys, new TelemetryEntryMapper(identity::id), writeSettings);
         }
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);

@@ -40,6 +40,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private final boolean dedup;
     private final byte[] dedupWindowMillis;
     private final byte[] dedupPerDevice;
+    private final byte[] deviceInfoTtlMillis;
     private final FastThreadLocal<Batch> batches = new FastThreadLocal<>() {
         @Override
         protected Batch initialValue() {
@@ -47,21 +48,17 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         }
     };
 
-    public RedisTelemetryWriter(RedisAsyncCommands<String, String> redis, RedisKeys keys, long streamMaxLen,
-                                TelemetryEntryMapper mapper) {
-        this(redis, keys, streamMaxLen, mapper, Duration.ZERO, 0);
-    }
-
-    /** With deduplication: records seen within {@code dedupWindow} (the last {@code perDevice} of a device) are not stored again. */
-    public RedisTelemetryWriter(RedisAsyncCommands<String, String> redis, RedisKeys keys, long streamMaxLen,
-                                TelemetryEntryMapper mapper, Duration dedupWindow, int perDevice) {
+    /** Records seen within the dedup window (the last {@code dedupPerDevice} of a device) are not stored again. */
+    public RedisTelemetryWriter(RedisAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
+                                TelemetryWriteSettings settings) {
         this.redis = redis;
         this.keys = keys;
-        this.maxLen = RespArguments.preEncoded(Long.toString(streamMaxLen));
+        this.maxLen = RespArguments.preEncoded(Long.toString(settings.streamMaxLen()));
         this.mapper = mapper;
-        this.dedup = dedupWindow.toMillis() > 0;
-        this.dedupWindowMillis = RespArguments.preEncoded(Long.toString(Math.max(0, dedupWindow.toMillis())));
-        this.dedupPerDevice = RespArguments.preEncoded(Integer.toString(perDevice));
+        this.dedup = settings.dedupWindow().toMillis() > 0;
+        this.dedupWindowMillis = RespArguments.preEncoded(Long.toString(Math.max(0, settings.dedupWindow().toMillis())));
+        this.dedupPerDevice = RespArguments.preEncoded(Integer.toString(settings.dedupPerDevice()));
+        this.deviceInfoTtlMillis = RespArguments.preEncoded(Long.toString(settings.deviceInfoTtl().toMillis()));
     }
 
     @Override
@@ -134,7 +131,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             String imei = item.imei().value();
             args.text(keys.deviceInfo(imei)).text(keys.dedupRecent(imei)).text(keys.dedupPrevious(imei));
         }
-        args.encoded(maxLen).encoded(dedupWindowMillis).encoded(dedupPerDevice).number(items.size());
+        args.encoded(maxLen).encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
+                .number(items.size());
         CodecId previousCodec = null;
         for (Prepared p : prepared) {
             Pending item = p.item;

@@ -20,6 +20,7 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.InProcessServers;
 import org.fleetpipe.teltonika.server.testing.Frames;
@@ -187,10 +188,10 @@ class DedupIT {
         RedisKeys keys = new RedisKeys("");
         try (StatefulRedisConnection<String, String> c1 = redis.client().connect();
              StatefulRedisConnection<String, String> c2 = redis.client().connect()) {
-            RedisTelemetryWriter w1 = new RedisTelemetryWriter(c1.async(), keys, 0, new TelemetryEntryMapper("a-1"),
-                    Duration.ofHours(1), 128);
-            RedisTelemetryWriter w2 = new RedisTelemetryWriter(c2.async(), keys, 0, new TelemetryEntryMapper("b-1"),
-                    Duration.ofHours(1), 128);
+            RedisTelemetryWriter w1 = new RedisTelemetryWriter(c1.async(), keys, new TelemetryEntryMapper("a-1"),
+                    new TelemetryWriteSettings(0, Duration.ofHours(1), 128, Duration.ofDays(7)));
+            RedisTelemetryWriter w2 = new RedisTelemetryWriter(c2.async(), keys, new TelemetryEntryMapper("b-1"),
+                    new TelemetryWriteSettings(0, Duration.ofHours(1), 128, Duration.ofDays(7)));
             Imei imei = new Imei(IMEI);
             for (int round = 0; round < 200; round++) {
                 AvlPacket packet = new RandomAvl(1000 + round).packet(CodecId.CODEC_8, 4);

@@ -24,6 +24,7 @@ import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,8 +51,8 @@ class TelemetryBatchIT {
     void connect(RedisFixture redis) {
         connection = redis.client().connect();
         commands = redis.client().connect().sync();
-        writer = new RedisTelemetryWriter(connection.async(), new RedisKeys(""), 0, new TelemetryEntryMapper("batch-1"),
-                Duration.ofHours(1), 128);
+        writer = new RedisTelemetryWriter(connection.async(), new RedisKeys(""), new TelemetryEntryMapper("batch-1"),
+                new TelemetryWriteSettings(0, Duration.ofHours(1), 128, Duration.ofDays(7)));
     }
 
     @AfterEach
