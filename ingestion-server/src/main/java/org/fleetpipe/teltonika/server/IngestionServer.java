@@ -33,6 +33,7 @@ import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
 import org.fleetpipe.teltonika.server.admission.DenyListener;
+import org.fleetpipe.teltonika.server.admission.DenySweeper;
 import org.fleetpipe.teltonika.server.admission.RedisAdmission;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
@@ -103,6 +104,7 @@ public final class IngestionServer implements AutoCloseable {
     private ReplicaAckBatcher replicaAcks;
     private io.lettuce.core.api.StatefulRedisConnection<String, String> durableConnection;
     private QueueHealthMonitor queueHealth;
+    private DenySweeper denySweeper;
     private Purger purger;
     private JanitorTicker janitor;
     private EventLoopGroup boss;
@@ -209,6 +211,8 @@ public final class IngestionServer implements AutoCloseable {
         });
         CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
         queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redisCommandTimeout(), registry);
+        denySweeper = new DenySweeper(sessions, async, keys, settings.denySweepInterval(),
+                settings.redisCommandTimeout());
         purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redisCommandTimeout());
         List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory),
                 new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
@@ -250,6 +254,7 @@ public final class IngestionServer implements AutoCloseable {
         heartbeat.renewSoon();
         commands.start();
         queueHealth.start();
+        denySweeper.start();
         purger.start();
         janitor.start();
         LOG.info("ready: instance={} tcp={} tls={} udp={} http={} redis={} transport={}", id, tcpAddress,
@@ -329,6 +334,9 @@ public final class IngestionServer implements AutoCloseable {
         }
         if (commands != null) {
             commands.close();
+        }
+        if (denySweeper != null) {
+            denySweeper.close();
         }
         if (queueHealth != null) {
             queueHealth.close();

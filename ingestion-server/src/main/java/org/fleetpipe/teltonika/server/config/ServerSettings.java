@@ -13,6 +13,8 @@ import org.fleetpipe.teltonika.server.ops.OpsSettings;
  *
  * @param redisUrl empty means: start an embedded redis-server
  * @param ioThreads event loop threads for device connections; 0 means one per available core
+ * @param denySweepInterval how often the IMEIs held here are checked against devices:denied, for a
+ *                          'deny' message that was lost
  */
 public record ServerSettings(
         String bindAddress,
@@ -36,6 +38,7 @@ public record ServerSettings(
         boolean imeiLuhnCheck,
         AdmissionMode admission,
         Duration refusalLogInterval,
+        Duration denySweepInterval,
         int maxConnectionsPerAddress,
         int maxNewConnectionsPerAddressPerSecond,
         DecodeLimits decodeLimits,
@@ -65,7 +68,7 @@ public record ServerSettings(
         return new ServerSettings(bindAddress, tcp, udp, http, tls, redisUrl, redisCommandTimeout, redisNamespace,
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
-                refusalLogInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
+                refusalLogInterval, denySweepInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, dedupWindow, ackReplicas,
                 ackReplicasTimeout, dedupPerDevice,
                 deadLetterMaxEntries,

@@ -107,6 +107,7 @@ public final class SettingsLoader {
                 c.getBoolean("imei-luhn-check"),
                 admissionMode(c.getString("admission.mode")),
                 positive(c, "admission.refusal-log-interval"),
+                positive(c, "admission.deny-sweep-interval"),
                 intIn(c, "limits.max-connections-per-address", 0, 10_000_000),
                 intIn(c, "limits.max-new-connections-per-address-per-second", 0, 10_000_000),
                 limits,

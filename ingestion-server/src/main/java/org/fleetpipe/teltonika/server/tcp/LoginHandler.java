@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.Acks;
 import org.fleetpipe.teltonika.codec.CodecException;
@@ -102,11 +103,21 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         Channel channel = ctx.channel();
         session.loggedIn(imei, System.currentTimeMillis());
         sessions.register(imei, channel);
-        registry.claim(imei, String.valueOf(session.remote()), channel.id().asLongText()).whenComplete((previous, error) ->
-                channel.eventLoop().execute(() -> claimed(ctx, session, previous, error)));
+        CompletableFuture<String> claim = registry.claim(imei, String.valueOf(session.remote()),
+                channel.id().asLongText()).toCompletableFuture();
+        // Asked again right behind the claim, on the same Redis connection, so Redis answers it after
+        // the claim: a deny stored between the first lookup and the claim shows here. One stored after
+        // the claim finds the registry naming this instance, and its 'deny' message finds this session
+        // (registered above). DenySweeper covers what slips through (a lost message, a claim re-sent
+        // after NOSCRIPT).
+        CompletableFuture<String> recheck = admission.refusal(imei).toCompletableFuture();
+        claim.whenComplete((previous, error) -> recheck.whenComplete((refusal, recheckError) ->
+                channel.eventLoop().execute(() -> claimed(ctx, session, previous, error,
+                        recheckError == null ? refusal : null))));
     }
 
-    private void claimed(ChannelHandlerContext ctx, DeviceSession session, String previous, Throwable error) {
+    private void claimed(ChannelHandlerContext ctx, DeviceSession session, String previous, Throwable error,
+                         String lateRefusal) {
         Channel channel = ctx.channel();
         if (error != null) {
             metrics.login(false, "registry-error");
@@ -115,6 +126,11 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!channel.isActive()) {
+            return;
+        }
+        if (lateRefusal != null) {
+            // Closing releases the claim just stored (the session is logged in and registered).
+            refuse(ctx, session, lateRefusal, session.imeiText(), "refused while logging in: " + lateRefusal);
             return;
         }
         ctx.pipeline().replace(HandlerNames.IDLE, HandlerNames.IDLE,

@@ -139,6 +139,23 @@ class AdmissionIT {
     }
 
     @Test
+    void aDenyWhoseMessageWasLost_isFoundByThePeriodicCheck() throws Exception {
+        IngestionServer a = server(Map.of("admission.deny-sweep-interval", "300ms"));
+        assertThat(login(a, IMEI)).isEqualTo(1);
+        assertThat(login(a, TestImeis.OTHER)).isEqualTo(1);
+        DeviceClient denied = devices.get(0);
+        DeviceClient other = devices.get(1);
+
+        // Straight into the set: no 'deny' message, as if this instance's pub/sub connection missed it.
+        try (var connection = redis.client().connect()) {
+            connection.sync().sadd("devices:denied", IMEI);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(denied::closedByServer);
+        assertThat(other.closedByServer()).isFalse();
+    }
+
+    @Test
     void udpDatagramOfADeniedImei_isNotAckedNorStored() throws Exception {
         IngestionServer a = server(Map.of("udp-port", freeUdpPort()));
         api(a, "PUT", "/api/v1/admission/denied/" + TestImeis.OTHER, null);

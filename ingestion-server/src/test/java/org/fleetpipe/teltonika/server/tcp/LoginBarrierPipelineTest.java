@@ -7,7 +7,9 @@ import static org.fleetpipe.teltonika.server.tcp.PipelineHarness.sendByteByByte;
 
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
 import org.fleetpipe.teltonika.server.testing.Frames;
@@ -41,6 +43,27 @@ class LoginBarrierPipelineTest {
         assertThat(channel.isOpen()).isTrue();
         assertThat(harness.sessions.channelOf(new Imei(TestImeis.WIKI))).isSameAs(channel);
         assertThat(harness.logins("accepted", "ok")).isEqualTo(1);
+    }
+
+    @Test
+    void login_whenDeniedBetweenTheLookupAndTheClaim_thenAnswers00_andTheClaimIsReleased() {
+        // The first lookup admits; the one sent behind the claim sees the deny that landed meanwhile.
+        AtomicInteger lookups = new AtomicInteger();
+        harness.close();
+        harness = new PipelineHarness(Map.of(), imei -> CompletableFuture.completedFuture(
+                lookups.incrementAndGet() == 1 ? null : "denied"));
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, Frames.login(TestImeis.WIKI));
+        channel.runPendingTasks();
+
+        assertThat(outbound(channel)).containsExactly(0x00);
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(lookups).hasValue(2);
+        assertThat(harness.sessions.size()).isZero();
+        assertThat(harness.devices.owner(TestImeis.WIKI)).as("claim released").isNull();
+        assertThat(harness.logins("refused", "denied")).isEqualTo(1);
+        assertThat(harness.logins("accepted", "ok")).isZero();
     }
 
     @Test

@@ -48,9 +48,13 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     PipelineHarness(Map<String, ?> overrides) {
+        this(overrides, Admission.OPEN);
+    }
+
+    PipelineHarness(Map<String, ?> overrides, Admission admission) {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
-                devices, inFlight, DeviceCommands.NONE, Admission.OPEN, new RefusalLog(Duration.ofMinutes(1))));
+                devices, inFlight, DeviceCommands.NONE, admission, new RefusalLog(Duration.ofMinutes(1))));
     }
 
     /** A new device connection, active as if just accepted. */

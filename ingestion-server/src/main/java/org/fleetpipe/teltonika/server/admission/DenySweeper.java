@@ -1,0 +1,100 @@
+package org.fleetpipe.teltonika.server.admission;
+
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.netty.channel.Channel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
+import org.fleetpipe.teltonika.server.session.Disconnector;
+import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Periodically closes connections held here whose IMEI is on {@code devices:denied}. The 'deny'
+ * message that normally cuts such a device off is a hint and can be lost (this instance's pub/sub
+ * connection was down when it was published). The check asks for the IMEIs held here, a chunk per
+ * SMISMEMBER, so its cost follows the connections held, not the size of the deny-list.
+ */
+public final class DenySweeper implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DenySweeper.class);
+    static final int CHUNK = 1000;
+
+    private final SessionTable sessions;
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final Duration interval;
+    private final Duration timeout;
+    private final ScheduledExecutorService thread;
+
+    public DenySweeper(SessionTable sessions, RedisAsyncCommands<String, String> redis, RedisKeys keys,
+                       Duration interval, Duration timeout) {
+        this.sessions = sessions;
+        this.redis = redis;
+        this.keys = keys;
+        this.interval = interval;
+        this.timeout = timeout;
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "deny-sweep");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts the periodic check; the first one comes after a random part of the interval. */
+    public void start() {
+        long period = interval.toMillis();
+        thread.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(period), period,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void sweepQuietly() {
+        try {
+            int closed = sweep();
+            if (closed > 0) {
+                LOG.warn("closed {} connection(s) of devices on devices:denied whose deny message never arrived",
+                        closed);
+            }
+        } catch (Exception e) {
+            LOG.warn("deny-list check failed; next try in {} s: {}", interval.toSeconds(), e.toString());
+        }
+    }
+
+    /** One pass, on the caller's thread (it blocks: never an event loop). Returns the connections it closed. */
+    public int sweep() throws Exception {
+        List<Map.Entry<Imei, Channel>> held = new ArrayList<>(sessions.snapshot().entrySet());
+        int closed = 0;
+        for (int from = 0; from < held.size(); from += CHUNK) {
+            List<Map.Entry<Imei, Channel>> chunk = held.subList(from, Math.min(held.size(), from + CHUNK));
+            String[] imeis = new String[chunk.size()];
+            for (int i = 0; i < imeis.length; i++) {
+                imeis[i] = chunk.get(i).getKey().value();
+            }
+            List<Boolean> denied = redis.smismember(keys.deniedDevices(), imeis)
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            for (int i = 0; i < imeis.length; i++) {
+                Channel channel = chunk.get(i).getValue();
+                if (denied.get(i) && sessions.channelOf(chunk.get(i).getKey()) == channel) {
+                    channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.DENIED,
+                            "the IMEI is on devices:denied (found by the periodic check)"));
+                    closed++;
+                }
+            }
+        }
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+    }
+}
