@@ -3,7 +3,6 @@ package org.fleetpipe.teltonika.server.tcp;
 import java.net.InetAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Caps per source address: connections open at once, and new connections per second. Both off
@@ -13,7 +12,9 @@ final class AddressLimiter {
 
     private final int maxOpen;
     private final int maxNewPerSecond;
-    private final Map<InetAddress, AtomicInteger> open = new ConcurrentHashMap<>();
+    // Counts change only inside compute calls, so a close that takes a count to zero (and removes
+    // it) cannot race an open of the same address into a counter no longer in the map.
+    private final Map<InetAddress, Integer> open = new ConcurrentHashMap<>();
     private final Map<InetAddress, long[]> newThisSecond = new ConcurrentHashMap<>();
 
     AddressLimiter(int maxOpen, int maxNewPerSecond) {
@@ -38,7 +39,7 @@ final class AddressLimiter {
             }
         }
         if (maxOpen > 0) {
-            int now = open.computeIfAbsent(address, a -> new AtomicInteger()).incrementAndGet();
+            int now = open.merge(address, 1, Integer::sum);
             if (now > maxOpen) {
                 closed(address);
                 return "more than " + maxOpen + " connections from " + address.getHostAddress();
@@ -52,9 +53,6 @@ final class AddressLimiter {
         if (address == null || maxOpen <= 0) {
             return;
         }
-        AtomicInteger count = open.get(address);
-        if (count != null && count.decrementAndGet() <= 0) {
-            open.remove(address, count);
-        }
+        open.computeIfPresent(address, (a, count) -> count <= 1 ? null : count - 1);
     }
 }
