@@ -191,8 +191,8 @@ public final class IngestionServer implements AutoCloseable {
             epoch.watch(durableConnection);
             RedisAsyncCommands<String, String> durable = durableConnection.async();
             replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys,
-                    new TelemetryEntryMapper(identity::id), writeSettings), durable::waitForReplication, epoch, settings.ackReplicas(), settings.ackReplicasTimeout(),
-                    metrics::replicaShortfall);
+                    new TelemetryEntryMapper(identity::id), writeSettings), durable::waitForReplication, epoch,
+                    settings.ackReplicas(), settings.ackReplicasTimeout(), metrics::replicaShortfall);
             writes = replicaAcks;
         } else {
             writes = new RedisTelemetryWriter(async, keys, new TelemetryEntryMapper(identity::id), writeSettings);

@@ -61,7 +61,7 @@ public final class DenySweeper implements AutoCloseable {
         try {
             int closed = sweep();
             if (closed > 0) {
-                LOG.warn("closed {} connection(s) of devices on devices:denied whose deny message never arrived",
+                LOG.warn("closed {} connection(s) of devices on devices:denied that no deny message had cut off",
                         closed);
             }
         } catch (Exception e) {
