@@ -85,6 +85,9 @@ if [[ -n ${JFR:-} ]]; then
 fi
 overflows() { awk '/^TcpExt:/ {if (!h) {for (i = 1; i <= NF; i++) if ($i == "ListenOverflows") c = i; h = 1} else print $c}' /proc/net/netstat; }
 overflows_before=$(overflows)
+process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
+server_ticks0=$(process_ticks "$server_pid")
+redis_ticks0=$(process_ticks "${pids[0]}")
 sim_duration=150s
 java -Xss256k -jar "$sim_jar" --host "$host" --port "$tcp_port" --devices "$n" --interval 1h --records 1 \
   --duration "$sim_duration" --start-spread "$spread" --source-addresses "$sources" --ack-timeout 60s \
@@ -110,19 +113,26 @@ if [[ -n ${JFR:-} ]]; then
   jcmd "$server_pid" JFR.stop name=logins >/dev/null
 fi
 overflows_after=$(overflows)
+server_ticks1=$(process_ticks "$server_pid")
+redis_ticks1=$(process_ticks "${pids[0]}")
 sleep 3   # let the last first packets be acknowledged
 records=$(metric 'teltonika_records_written_total')
 read -r heap1 direct1 rss1 < <(measure)
 jcmd "$server_pid" GC.heap_info > "$out/heap-after.txt"
 jcmd "$server_pid" GC.class_histogram > "$out/histogram.txt" 2>/dev/null || true
 
-python3 - "$n" "$spread" "$start" "$first" "$last" "$heap0" "$heap1" "$direct0" "$direct1" "$rss0" "$rss1" "$records" <<'PY'
+python3 - "$n" "$spread" "$start" "$first" "$last" "$heap0" "$heap1" "$direct0" "$direct1" "$rss0" "$rss1" "$records" \
+  "$((server_ticks1 - server_ticks0))" "$((redis_ticks1 - redis_ticks0))" "$(getconf CLK_TCK)" <<'PY'
 import sys
 n = int(sys.argv[1]); spread = sys.argv[2]
 start, first, last = map(float, sys.argv[3:6])
 heap0, heap1, d0, d1, r0, r1 = map(int, sys.argv[6:12])
 print(f"connections   {n:,} logged in and idle (one record each; records written: {int(sys.argv[12]):,})")
 print(f"login rate    {n / (last - first):,.0f} /s   ({last - first:.1f} s from the first to the last login; offered over {spread})")
+hz = int(sys.argv[15])
+print(f"CPU per login server {1e6 * int(sys.argv[13]) / hz / n:.0f} us, redis {1e6 * int(sys.argv[14]) / hz / n:.0f} us"
+      " (user + system, simulator start to last login, first packets included; in a fresh server most of it"
+      " is the JIT compiling the login path)")
 print(f"heap          {heap0 / 2**20:,.1f} MiB -> {heap1 / 2**20:,.1f} MiB after a full GC: {(heap1 - heap0) / n / 1024:.2f} KiB per connection (target < 10 KiB)")
 print(f"direct (NMT Other) {d0 / 2**20:,.1f} MiB -> {d1 / 2**20:,.1f} MiB: {(d1 - d0) / n / 1024:.2f} KiB per connection")
 print(f"RSS           {r0 / 2**20:,.0f} MiB -> {r1 / 2**20:,.0f} MiB: {(r1 - r0) / n / 1024:.1f} KiB per connection (heap not returned to the OS counts here)")
