@@ -56,11 +56,7 @@ env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_po
   java -XX:NativeMemoryTracking=summary -jar "$server_jar" > "$out/server.log" 2>&1 &
 server_pid=$!
 pids+=("$server_pid")
-for _ in $(seq 300); do
-  curl -fs "http://$host:$http_port/health/ready" >/dev/null 2>&1 && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "server exited:"; tail -20 "$out/server.log"; exit 1; }
-  sleep 0.1
-done
+bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
 
 metric() {  # sum of a /metrics series whose line starts with $1
   curl -fs "http://$host:$http_port/metrics" | awk -v m="$1" 'index($0, m) == 1 {s += $NF} END {printf "%.0f", s}'

@@ -141,12 +141,7 @@ env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" DEDUP_WINDOW="${D
   java "${jvm_opts[@]}" -jar "$server_jar" > "$out/server.log" 2>&1 &
 server_pid=$!
 pids+=("$server_pid")
-for _ in $(seq 300); do
-  curl -fs "http://$host:$http_port/health/ready" >/dev/null 2>&1 && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "server exited:"; tail -20 "$out/server.log"; exit 1; }
-  sleep 0.1
-done
-curl -fs "http://$host:$http_port/health/ready" >/dev/null || { echo "server not ready in 30 s"; exit 1; }
+bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
 echo
 echo "server       pid $server_pid, tcp $host:$tcp_port, redis $host:$redis_port"
 

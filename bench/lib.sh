@@ -27,6 +27,17 @@ bench_build_jars() {
   fi
 }
 
+bench_wait_ready() {  # host http-port pid log: the server's /health/ready within 30 s, or exit
+  local host=$1 port=$2 pid=$3 log=$4
+  for _ in $(seq 300); do
+    curl -fs "http://$host:$port/health/ready" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "$bench_name: server exited:"; tail -20 "$log"; exit 1; }
+    sleep 0.1
+  done
+  echo "$bench_name: server not ready in 30 s; see $log"
+  exit 1
+}
+
 # Every process started goes into pids; on exit each gets SIGTERM, then SIGKILL after 20 s.
 pids=()
 bench_cleanup() {

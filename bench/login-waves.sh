@@ -50,11 +50,7 @@ env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_po
   MAX_CONNECTIONS=$((n + 100)) java ${SERVER_JAVA_OPTS:-} -jar "$server_jar" > "$out/server.log" 2>&1 &
 server_pid=$!
 pids+=("$server_pid")
-for _ in $(seq 300); do
-  curl -fs "http://$host:$http_port/health/ready" >/dev/null 2>&1 && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "server exited:"; tail -20 "$out/server.log"; exit 1; }
-  sleep 0.1
-done
+bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
 
 # CPU ticks (user + system) per thread group: names without their trailing numbers.
 thread_groups() {

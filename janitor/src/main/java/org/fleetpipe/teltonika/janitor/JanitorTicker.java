@@ -1,9 +1,9 @@
 package org.fleetpipe.teltonika.janitor;
 
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,11 +24,7 @@ public final class JanitorTicker implements AutoCloseable {
         this.janitor = janitor;
         this.settings = settings;
         this.metrics = metrics;
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "janitor");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("janitor");
     }
 
     public void start() {

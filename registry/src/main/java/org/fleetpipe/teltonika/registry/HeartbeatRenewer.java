@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -67,11 +66,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         this.callTimeout = callTimeout;
         this.maxKnownIds = maxKnownIds;
         this.deviceCount = deviceCount;
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("heartbeat");
     }
 
     /** Writes the heartbeat of the current id; refuses if the key exists. Blocks (start-up only). */

@@ -6,11 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.BackgroundThreads;
+import org.fleetpipe.teltonika.registry.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
@@ -43,11 +44,7 @@ public final class DenySweeper implements AutoCloseable {
         this.keys = keys;
         this.interval = interval;
         this.timeout = timeout;
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "deny-sweep");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("deny-sweep");
     }
 
     /** Starts the periodic check; the first one comes after a random part of the interval. */
@@ -64,13 +61,13 @@ public final class DenySweeper implements AutoCloseable {
                 LOG.warn("closed {} connection(s) of devices on devices:denied that no deny message had cut off",
                         closed);
             }
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             LOG.warn("deny-list check failed; next try in {} s: {}", interval.toSeconds(), e.toString());
         }
     }
 
     /** One pass, on the caller's thread (it blocks: never an event loop). Returns the connections it closed. */
-    public int sweep() throws Exception {
+    public int sweep() {
         List<Map.Entry<Imei, Channel>> held = new ArrayList<>(sessions.snapshot().entrySet());
         int closed = 0;
         for (int from = 0; from < held.size(); from += CHUNK) {
@@ -79,8 +76,7 @@ public final class DenySweeper implements AutoCloseable {
             for (int i = 0; i < imeis.length; i++) {
                 imeis[i] = chunk.get(i).getKey().value();
             }
-            List<Boolean> denied = redis.smismember(keys.deniedDevices(), imeis)
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            List<Boolean> denied = Blocking.await(redis.smismember(keys.deniedDevices(), imeis), timeout);
             for (int i = 0; i < imeis.length; i++) {
                 Channel channel = chunk.get(i).getValue();
                 if (denied.get(i) && sessions.channelOf(chunk.get(i).getKey()) == channel) {

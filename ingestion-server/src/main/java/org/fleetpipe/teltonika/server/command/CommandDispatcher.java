@@ -3,7 +3,6 @@ package org.fleetpipe.teltonika.server.command;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +10,7 @@ import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameEncoder;
+import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.SessionTable;
@@ -46,11 +46,7 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
         this.sessions = sessions;
         this.settings = settings;
         this.metrics = metrics;
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "command-sweep");
-            t.setDaemon(true);
-            return t;
-        });
+        this.sweeper = BackgroundThreads.single("command-sweep");
     }
 
     /** Starts the periodic sweep (expired commands, wake-ups a lost message would have missed). */

@@ -10,10 +10,10 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.fleetpipe.teltonika.registry.Blocking;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
@@ -52,11 +52,7 @@ public final class Purger implements AutoCloseable {
         this.commands = commands;
         this.metrics = metrics;
         this.timeout = timeout;
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "purge");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("purge");
     }
 
     public void start() {

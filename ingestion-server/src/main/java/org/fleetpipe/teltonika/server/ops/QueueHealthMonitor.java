@@ -9,10 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
+import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.fleetpipe.teltonika.registry.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.slf4j.Logger;
@@ -46,11 +46,7 @@ public final class QueueHealthMonitor implements AutoCloseable {
         this.keys = keys;
         this.settings = settings;
         this.timeout = timeout;
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "queue-health");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("queue-health");
         for (String queue : QUEUES) {
             gauge(meters, "teltonika.queue.size", queue, QueueHealth::size);
             gauge(meters, "teltonika.queue.oldest.age.seconds", queue, q -> q.oldestAgeMs() / 1000.0);

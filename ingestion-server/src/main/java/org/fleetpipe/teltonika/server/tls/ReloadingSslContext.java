@@ -8,11 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,11 +42,7 @@ public final class ReloadingSslContext implements Supplier<SslContext>, AutoClos
             throw new IllegalStateException("TLS certificate or key cannot be used (TLS_CERT_FILE=" + certFile
                     + ", TLS_KEY_FILE=" + keyFile + "): " + e.getMessage(), e);
         }
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tls-reload");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = BackgroundThreads.single("tls-reload");
         thread.scheduleWithFixedDelay(this::reloadIfChanged, checkEvery.toMillis(), checkEvery.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
