@@ -87,7 +87,7 @@ public final class AvlPacketDecoder {
             need(in, layout.groupCountWidth, "IO group count");
             int n = readUnsigned(in, layout.groupCountWidth);
             seen = checkSeen(seen + n, total);
-            need(in, n * (layout.ioIdWidth + width), "IO group of width " + width);
+            need(in, n * (layout.ioIdWidth + width), groupOfWidth(width));
             for (int j = 0; j < n; j++) {
                 int id = readUnsigned(in, layout.ioIdWidth);
                 io.add(new IoElement.Fixed(id, width, readFixed(in, width)));
@@ -117,6 +117,16 @@ public final class AvlPacketDecoder {
         }
         return new AvlRecord(timestamp, priority,
                 new GpsElement(longitude, latitude, altitude, angle, satellites, speed), eventId, generation, io);
+    }
+
+    /** Constants: a label built with + here would cost a String per group of every record. */
+    private static String groupOfWidth(int width) {
+        return switch (width) {
+            case 1 -> "IO group of width 1";
+            case 2 -> "IO group of width 2";
+            case 4 -> "IO group of width 4";
+            default -> "IO group of width 8";
+        };
     }
 
     private int checkSeen(int seen, int total) {
