@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -184,6 +185,33 @@ class SimulationAgainstFakeServerTest {
             assertThat(result.stats().recordsResent()).isEqualTo(6);
             assertThat(result.stats().ackTimeouts()).isEqualTo(1);
             assertThat(result.stats().ackMismatches()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void warmup_thenTheSummaryAddsASteadyLineForWhatCameAfterIt() throws Exception {
+        try (DatagramSocket server = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            server.setSoTimeout(200);
+            Future<RunResult> run = simulate("--transport", "udp", "--port", Integer.toString(server.getLocalPort()),
+                    "--devices", "1", "--records", "1", "--interval", "50ms", "--progress", "0", "--drain", "2s",
+                    "--duration", "1500ms", "--warmup", "500ms");
+            // Acknowledge every datagram until the run is over.
+            while (!run.isDone()) {
+                try {
+                    Datagram d = receive(server);
+                    d.ack(server, 1);
+                } catch (SocketTimeoutException idle) {
+                    // the run may be draining or finished
+                }
+            }
+
+            RunResult result = run.get(10, TimeUnit.SECONDS);
+            assertThat(result.exitCode()).isZero();
+            String text = output.toString(StandardCharsets.UTF_8);
+            assertThat(text).containsPattern("steady       after the first 500ms: [\\d.]+ records/s acknowledged, "
+                    + "ack latency p50 [\\d.]+ ms");
+            long steadyAcks = Long.parseLong(text.replaceAll("(?s).*steady .*\\((\\d+) ACKs\\).*", "$1"));
+            assertThat(steadyAcks).isPositive().isLessThan(result.stats().packetsAcknowledged());
         }
     }
 
