@@ -44,10 +44,10 @@ bench_build_jars
 out=${E2E_OUT:-$(mktemp -d /tmp/e2e-benchmark.XXXXXX)}
 mkdir -p "$out"
 
-# Other builds on the machine distort every number: wait (at most 30 s) for a quiet box.
+# Other builds on the machine distort every number: wait (at most 2 min) for a quiet box.
 wait_for_quiet() {
   local load
-  for _ in $(seq 6); do
+  for _ in $(seq 24); do
     load=$(cut -d' ' -f1 /proc/loadavg)
     python3 -c "import sys; sys.exit(0 if float('$load') <= 1.5 else 1)" && break
     echo "  (1-min load $load > 1.5, waiting 5 s)"
