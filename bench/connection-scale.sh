@@ -127,8 +127,8 @@ print(f"connections   {n:,} logged in and idle (one record each; records written
 print(f"login rate    {n / (last - first):,.0f} /s   ({last - first:.1f} s from the first to the last login; offered over {spread})")
 hz = int(sys.argv[15])
 print(f"CPU per login server {1e6 * int(sys.argv[13]) / hz / n:.0f} us, redis {1e6 * int(sys.argv[14]) / hz / n:.0f} us"
-      " (user + system, simulator start to last login, first packets included; in a fresh server most of it"
-      " is the JIT compiling the login path)")
+      " (user + system, simulator start to last login, with this script's /metrics polling every 100 ms;"
+      " in a fresh server most of it is the JIT compiling the login path: bench/login-waves.sh splits it)")
 print(f"heap          {heap0 / 2**20:,.1f} MiB -> {heap1 / 2**20:,.1f} MiB after a full GC: {(heap1 - heap0) / n / 1024:.2f} KiB per connection (target < 10 KiB)")
 print(f"direct (NMT Other) {d0 / 2**20:,.1f} MiB -> {d1 / 2**20:,.1f} MiB: {(d1 - d0) / n / 1024:.2f} KiB per connection")
 print(f"RSS           {r0 / 2**20:,.0f} MiB -> {r1 / 2**20:,.0f} MiB: {(r1 - r0) / n / 1024:.1f} KiB per connection (heap not returned to the OS counts here)")

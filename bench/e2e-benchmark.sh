@@ -28,6 +28,10 @@ duration=${3:-20s}
 half_duration=40s
 half_spread=5s   # devices log in over this: about 1,000 logins/s, not a reconnect herd
 half_warmup=10   # seconds; the target is read after this (logins, the simulator JVM's JIT)
+if [[ ! $duration =~ ^([0-9]+)s$ ]] || (( ${BASH_REMATCH[1]} <= 5 )); then
+  echo "e2e-benchmark: duration must be whole seconds over 5 s (the first 5 s are the simulator's warm-up), got $duration" >&2
+  exit 2
+fi
 
 redis_port=${REDIS_PORT:-16399}
 tcp_port=${TCP_PORT:-15127}

@@ -61,16 +61,18 @@ thread_groups() {
   done | awk '{s[$1] += $2} END {for (k in s) print k, s[k]}' | sort
 }
 ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
-registered() { redis-cli -h "$host" -p "$redis_port" HLEN connections:registry; }
+registered() { redis-cli -h "$host" -p "$redis_port" HLEN connections:registry || echo 0; }
 
 for wave in $(seq "$waves"); do
   thread_groups > "$out/threads-$wave-before.txt"
+  server0=$(ticks "$server_pid")
   redis0=$(ticks "$redis_pid")
   started=$(date +%s.%N)
   java -jar "$sim_jar" --host "$host" --port "$tcp_port" --devices "$n" --interval 1h --records 1 \
     --duration 10s --start-spread "$spread" --source-addresses "$sources" --progress 0 --drain 0 \
     --imei-base $((35209308500000 + wave * 100000)) > "$out/simulator-$wave.log" 2>&1 &
   sim_pid=$!
+  pids+=("$sim_pid")
   count=0
   for _ in $(seq 600); do
     count=$(registered)
@@ -79,21 +81,28 @@ for wave in $(seq "$waves"); do
   done
   ended=$(date +%s.%N)
   thread_groups > "$out/threads-$wave-after.txt"
+  server1=$(ticks "$server_pid")
   redis1=$(ticks "$redis_pid")
-  python3 - "$wave" "$n" "$count" "$started" "$ended" "$((redis1 - redis0))" "$(getconf CLK_TCK)" \
-    "$out/threads-$wave-before.txt" "$out/threads-$wave-after.txt" <<'PY'
+  python3 - "$wave" "$n" "$count" "$started" "$ended" "$((server1 - server0))" "$((redis1 - redis0))" \
+    "$(getconf CLK_TCK)" "$out/threads-$wave-before.txt" "$out/threads-$wave-after.txt" <<'PY'
 import sys
 wave, n, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-secs, redis, hz = float(sys.argv[5]) - float(sys.argv[4]), int(sys.argv[6]), int(sys.argv[7])
+secs, server, redis, hz = float(sys.argv[5]) - float(sys.argv[4]), int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
 def load(p):
     return {l.split()[0]: int(l.split()[1]) for l in open(p) if l.strip()}
-before, after = load(sys.argv[8]), load(sys.argv[9])
+before, after = load(sys.argv[9]), load(sys.argv[10])
 per = lambda t: 1e6 * t / hz / n
+# The process total keeps the time of threads that ended (the JVM stops idle compiler threads);
+# per group only live threads count, so the groups are approximate.
 groups = sorted(((after[k] - before.get(k, 0), k) for k in after), reverse=True)
-server = sum(t for t, _ in groups)
 print(f"wave {wave}: {count:,} of {n:,} registered in {secs:.1f} s; CPU per login: server {per(server):.0f} us ("
       + ", ".join(f"{k} {per(t):.0f}" for t, k in groups if per(t) >= 1) + f"), redis {per(redis):.0f} us")
 PY
   wait "$sim_pid" || true
+  # The next wave counts from an empty registry: the devices' releases must be done.
   for _ in $(seq 100); do (( $(registered) == 0 )) && break; sleep 0.1; done
+  if (( $(registered) != 0 )); then
+    echo "login-waves: $(registered) registry entries left 10 s after wave $wave ended; stopping" >&2
+    exit 1
+  fi
 done

@@ -6,9 +6,10 @@
 -- is among its device's recent ones is not stored again, so a packet resent after a lost ACK, even
 -- to another replica racing this one, leaves one entry per record.
 -- KEYS[1]  telemetry stream; then per packet p, at 3p - 1 .. 3p + 1:
---   info      device info hash: when it exists (a TCP login created it), its TTL starts again and
---             its last record time is set, so it lives as long as its connection sends; it is never
---             created here (a hash without the login's fields, and UDP devices have none)
+--   info      device info hash: when it exists (a TCP login created it), every packet with records
+--             (duplicates too) starts its TTL again and sets its last record time, so it lives as
+--             long as the device sends; it is never created here (it would lack the login's fields;
+--             a device that only ever sent over UDP has none)
 --   recent    the device's most recent record identities (a set of 64-bit integers, so Redis keeps
 --             it compact as an intset); when it holds the per-device cap it is renamed to previous
 --   previous  the generation before: checked, never added to, replaced at the next rename. So the

@@ -52,7 +52,7 @@ public final class SummaryReport {
                     + LatencyText.percentiles(steady.latency(), true) + "  (" + steady.latency().getTotalCount()
                     + " ACKs)");
         } else if (!warmup.isZero()) {
-            line(b, "steady", "none: the run ended within its " + DurationText.format(warmup) + " warm-up");
+            line(b, "steady", "none: sending ended within the " + DurationText.format(warmup) + " warm-up");
         }
         line(b, "result", result(s));
         return b.toString();

@@ -77,6 +77,6 @@ class SummaryReportTest {
     void format_whenTheRunEndedWithinItsWarmup_thenSaysSo() {
         String text = SummaryReport.format("t", Duration.ofSeconds(2), snapshot(50, 50, 0), 3,
                 new Histogram(3_600_000_000L, 3), Duration.ofSeconds(5), null);
-        assertThat(text).contains("steady       none: the run ended within its 5s warm-up");
+        assertThat(text).contains("steady       none: sending ended within the 5s warm-up");
     }
 }

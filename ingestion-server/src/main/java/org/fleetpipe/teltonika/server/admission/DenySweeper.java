@@ -49,7 +49,7 @@ public final class DenySweeper implements AutoCloseable {
 
     /** Starts the periodic check; the first one comes after a random part of the interval. */
     public void start() {
-        long period = interval.toMillis();
+        long period = Math.max(1, interval.toMillis());
         thread.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(period), period,
                 TimeUnit.MILLISECONDS);
     }
@@ -62,7 +62,9 @@ public final class DenySweeper implements AutoCloseable {
                         closed);
             }
         } catch (RuntimeException e) {
-            LOG.warn("deny-list check failed; next try in {} s: {}", interval.toSeconds(), e.toString());
+            if (!thread.isShutdown()) {
+                LOG.warn("deny-list check failed; next try in {} s: {}", interval.toSeconds(), e.toString());
+            }
         }
     }
 
@@ -79,7 +81,7 @@ public final class DenySweeper implements AutoCloseable {
             List<Boolean> denied = Blocking.await(redis.smismember(keys.deniedDevices(), imeis), timeout);
             for (int i = 0; i < imeis.length; i++) {
                 Channel channel = chunk.get(i).getValue();
-                if (denied.get(i) && sessions.channelOf(chunk.get(i).getKey()) == channel) {
+                if (denied.get(i) && channel.isActive() && sessions.channelOf(chunk.get(i).getKey()) == channel) {
                     channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.DENIED,
                             "the IMEI is on devices:denied (found by the periodic check)"));
                     closed++;

@@ -227,8 +227,9 @@ public final class SettingsLoader {
 
     private static Duration positive(Config c, String key) {
         Duration d = c.getDuration(key);
-        if (d.isNegative() || d.isZero()) {
-            throw new SettingsException(ROOT + "." + key + ": must be positive, got " + d);
+        // Timers here work in whole milliseconds: 500us would become 0 and fail later, less clearly.
+        if (d.toMillis() < 1) {
+            throw new SettingsException(ROOT + "." + key + ": must be at least 1 ms, got " + d);
         }
         return d;
     }

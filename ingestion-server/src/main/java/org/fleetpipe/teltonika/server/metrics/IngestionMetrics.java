@@ -66,7 +66,8 @@ public final class IngestionMetrics {
             frameRejectedCounter(rule);
         }
         for (String op : new String[] {"telemetry-write", "dead-letter", "registry-claim", "registry-release",
-                "command-take", "command-finish", "command-requeue", "device-message", "admission"}) {
+                "command-take", "command-finish", "command-requeue", "device-message", "admission",
+                "admission-recheck"}) {
             redisErrorCounter(op);
         }
         loginCounter(true, "ok");

@@ -112,8 +112,15 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         // after NOSCRIPT).
         CompletableFuture<String> recheck = admission.refusal(imei).toCompletableFuture();
         claim.whenComplete((previous, error) -> recheck.whenComplete((refusal, recheckError) ->
-                channel.eventLoop().execute(() -> claimed(ctx, session, previous, error,
-                        recheckError == null ? refusal : null))));
+                channel.eventLoop().execute(() -> {
+                    if (recheckError != null) {
+                        // The first lookup admitted it; this one only closes a narrow race, which
+                        // DenySweeper covers too, so a failure here does not refuse the device.
+                        metrics.redisError("admission-recheck");
+                        LOG.debug("admission re-check failed imei={}: {}", imei.value(), recheckError.toString());
+                    }
+                    claimed(ctx, session, previous, error, recheckError == null ? refusal : null);
+                })));
     }
 
     private void claimed(ChannelHandlerContext ctx, DeviceSession session, String previous, Throwable error,
@@ -130,6 +137,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         }
         if (lateRefusal != null) {
             // Closing releases the claim just stored (the session is logged in and registered).
+            metrics.registryClaim(previous != null && !previous.isEmpty());
             refuse(ctx, session, lateRefusal, session.imeiText(), "refused while logging in: " + lateRefusal);
             return;
         }

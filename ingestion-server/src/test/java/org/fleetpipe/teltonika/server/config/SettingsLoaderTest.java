@@ -183,7 +183,9 @@ class SettingsLoaderTest {
             "limits.max-udp-in-flight | -4",
             "telemetry.stream-max-len | -1",
             "dead-letters.max-entries | 0",
-            "io-threads | -1"})
+            "io-threads | -1",
+            "admission.deny-sweep-interval | 0s",
+            "registry.device-info-ttl | 500us"})
     void load_whenValueBad_thenSettingsExceptionNamingTheKeyInOneLine(String key, String value) {
         assertThatThrownBy(() -> SettingsLoader.load(Map.of(key, value)))
                 .isInstanceOf(SettingsException.class)
