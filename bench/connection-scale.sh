@@ -45,18 +45,8 @@ mkdir -p "$out"
 echo "== connection scale $(date -u +%FT%TZ): $n connections, open-file limit $fd_limit, logs in $out"
 echo "   load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-redis-server --bind "$host" --port "$redis_port" --save '' --appendonly no --maxclients 1000 \
-  --dir "$out" --logfile "$out/redis.log" --daemonize no &
-pids+=($!)
-for _ in $(seq 50); do redis-cli -h "$host" -p "$redis_port" PING >/dev/null 2>&1 && break; sleep 0.1; done
-
-env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
-  HTTP_PORT="$http_port" API_TOKEN=connection-scale INSTANCE_ID=scale-bench LOG_LEVEL=WARN \
-  MAX_CONNECTIONS=$((n + 100)) \
-  java -XX:NativeMemoryTracking=summary -jar "$server_jar" > "$out/server.log" 2>&1 &
-server_pid=$!
-pids+=("$server_pid")
-bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
+bench_start_redis --maxclients 1000
+bench_start_server scale-bench MAX_CONNECTIONS=$((n + 100)) -- -XX:NativeMemoryTracking=summary
 
 metric() {  # sum of a /metrics series whose line starts with $1
   curl -fs "http://$host:$http_port/metrics" | awk -v m="$1" 'index($0, m) == 1 {s += $NF} END {printf "%.0f", s}'
@@ -83,7 +73,7 @@ overflows() { awk '/^TcpExt:/ {if (!h) {for (i = 1; i <= NF; i++) if ($i == "Lis
 overflows_before=$(overflows)
 process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 server_ticks0=$(process_ticks "$server_pid")
-redis_ticks0=$(process_ticks "${pids[0]}")
+redis_ticks0=$(process_ticks "$redis_pid")
 sim_duration=150s
 java -Xss256k -jar "$sim_jar" --host "$host" --port "$tcp_port" --devices "$n" --interval 1h --records 1 \
   --duration "$sim_duration" --start-spread "$spread" --source-addresses "$sources" --ack-timeout 60s \
@@ -110,7 +100,7 @@ if [[ -n ${JFR:-} ]]; then
 fi
 overflows_after=$(overflows)
 server_ticks1=$(process_ticks "$server_pid")
-redis_ticks1=$(process_ticks "${pids[0]}")
+redis_ticks1=$(process_ticks "$redis_pid")
 sleep 3   # let the last first packets be acknowledged
 records=$(metric 'teltonika_records_written_total')
 read -r heap1 direct1 rss1 < <(measure)

@@ -63,11 +63,7 @@ wait_for_quiet() {
 echo "== e2e benchmark $(date -u +%FT%TZ), $(nproc) cores, logs in $out"
 
 # ---------------------------------------------------------------- Redis
-redis-server --bind "$host" --port "$redis_port" --save '' --appendonly no --protected-mode yes \
-  --dir "$out" --logfile "$out/redis.log" --daemonize no &
-pids+=($!)
-for _ in $(seq 50); do redis-cli -h "$host" -p "$redis_port" PING >/dev/null 2>&1 && break; sleep 0.1; done
-redis-cli -h "$host" -p "$redis_port" PING >/dev/null
+bench_start_redis --protected-mode yes
 echo "redis        $(redis-server --version | cut -d' ' -f3) on $host:$redis_port"
 ack_replicas=${ACK_REPLICAS:-0}
 if ((ack_replicas > 0)); then
@@ -140,19 +136,13 @@ jvm_opts=()
 if [[ -n ${JFR:-} ]]; then jvm_opts+=(-XX:+FlightRecorder); fi
 # shellcheck disable=SC2206
 if [[ -n ${SERVER_JAVA_OPTS:-} ]]; then jvm_opts+=($SERVER_JAVA_OPTS); fi
-env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" DEDUP_WINDOW="${DEDUP_WINDOW:-1h}" ACK_REPLICAS="$ack_replicas" TCP_PORT="$tcp_port" UDP_PORT=0 \
-  HTTP_PORT="$http_port" API_TOKEN=e2e-benchmark INSTANCE_ID=e2e-bench LOG_LEVEL=WARN \
-  java "${jvm_opts[@]}" -jar "$server_jar" > "$out/server.log" 2>&1 &
-server_pid=$!
-pids+=("$server_pid")
-bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
+bench_start_server e2e-bench DEDUP_WINDOW="${DEDUP_WINDOW:-1h}" ACK_REPLICAS="$ack_replicas" -- "${jvm_opts[@]}"
 echo
 echo "server       pid $server_pid, tcp $host:$tcp_port, redis $host:$redis_port"
 
 sim() {
   java -jar "$sim_jar" --host "$host" --port "$tcp_port" "$@"
 }
-redis_pid=${pids[0]}
 # CPU ticks per thread of a process: "ticks name" lines (utime + stime from /proc).
 thread_ticks() {
   local t

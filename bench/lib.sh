@@ -27,6 +27,38 @@ bench_build_jars() {
   fi
 }
 
+bench_open_files() {  # n: raise the soft open-file limit to the hard one; exit 2 if n do not fit
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+  if (( $1 > $(ulimit -n) )); then
+    echo "$bench_name: $1 open files needed, more than the open-file limit $(ulimit -n)" >&2
+    exit 2
+  fi
+}
+
+# The two below use the script's host, redis_port, tcp_port, http_port and out (its log directory).
+bench_start_redis() {  # [redis-server options...]: Redis on $host:$redis_port, up and answering; sets redis_pid
+  redis-server --bind "$host" --port "$redis_port" --save '' --appendonly no --dir "$out" \
+    --logfile "$out/redis.log" --daemonize no "$@" &
+  redis_pid=$!
+  pids+=("$redis_pid")
+  for _ in $(seq 50); do redis-cli -h "$host" -p "$redis_port" PING >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "$bench_name: redis-server did not answer on $host:$redis_port; see $out/redis.log" >&2
+  exit 1
+}
+
+bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the server jar, ready; sets server_pid
+  local id=$1 settings=()
+  shift
+  while (( $# )) && [[ $1 != -- ]]; do settings+=("$1"); shift; done
+  [[ ${1:-} == -- ]] && shift
+  env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
+    HTTP_PORT="$http_port" API_TOKEN="$bench_name" INSTANCE_ID="$id" LOG_LEVEL=WARN "${settings[@]}" \
+    java "$@" -jar "$server_jar" > "$out/server.log" 2>&1 &
+  server_pid=$!
+  pids+=("$server_pid")
+  bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
+}
+
 bench_wait_ready() {  # host http-port pid log: the server's /health/ready within 30 s, or exit
   local host=$1 port=$2 pid=$3 log=$4
   for _ in $(seq 300); do

@@ -22,11 +22,7 @@ bench_name=login-herd
 source bench/lib.sh
 bench_require_tools redis-server redis-cli curl java python3
 bench_require_free_ports "$host" "$redis_port" "$tcp_port" "$http_port"
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-if (( herd + 3500 > $(ulimit -n) )); then
-  echo "login-herd: $herd + 3,000 connections need more than the open-file limit $(ulimit -n)" >&2
-  exit 2
-fi
+bench_open_files $((herd + 3500))
 bench_build_jars
 
 out=${HERD_OUT:-$(mktemp -d /tmp/login-herd.XXXXXX)}
@@ -34,17 +30,8 @@ mkdir -p "$out"
 echo "== login herd $(date -u +%FT%TZ): 3,000 steady devices, a herd of $herd over $spread, logs in $out"
 echo "   load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-redis-server --bind "$host" --port "$redis_port" --save '' --appendonly no --dir "$out" \
-  --logfile "$out/redis.log" --daemonize no &
-pids+=($!)
-for _ in $(seq 50); do redis-cli -h "$host" -p "$redis_port" PING >/dev/null 2>&1 && break; sleep 0.1; done
-
-env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
-  HTTP_PORT="$http_port" API_TOKEN=login-herd INSTANCE_ID=login-herd LOG_LEVEL=WARN \
-  MAX_CONNECTIONS=$((herd + 3500)) java -jar "$server_jar" > "$out/server.log" 2>&1 &
-server_pid=$!
-pids+=("$server_pid")
-bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
+bench_start_redis
+bench_start_server login-herd MAX_CONNECTIONS=$((herd + 3500))
 
 sim() {
   java -jar "$sim_jar" --host "$host" --port "$tcp_port" "$@"

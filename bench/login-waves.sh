@@ -27,11 +27,7 @@ bench_name=login-waves
 source bench/lib.sh
 bench_require_tools redis-server redis-cli curl java python3
 bench_require_free_ports "$host" "$redis_port" "$tcp_port" "$http_port"
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-if (( n + 500 > $(ulimit -n) )); then
-  echo "login-waves: $n connections need more than the open-file limit $(ulimit -n)" >&2
-  exit 2
-fi
+bench_open_files $((n + 500))
 bench_build_jars
 
 out=${WAVES_OUT:-$(mktemp -d /tmp/login-waves.XXXXXX)}
@@ -39,18 +35,9 @@ mkdir -p "$out"
 echo "== login waves $(date -u +%FT%TZ): $waves x $n devices over $spread, logs in $out"
 echo "   load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-redis-server --bind "$host" --port "$redis_port" --save '' --appendonly no --dir "$out" \
-  --logfile "$out/redis.log" --daemonize no &
-redis_pid=$!
-pids+=("$redis_pid")
-for _ in $(seq 50); do redis-cli -h "$host" -p "$redis_port" PING >/dev/null 2>&1 && break; sleep 0.1; done
-
-env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
-  HTTP_PORT="$http_port" API_TOKEN=login-waves INSTANCE_ID=login-waves LOG_LEVEL=WARN \
-  MAX_CONNECTIONS=$((n + 100)) java ${SERVER_JAVA_OPTS:-} -jar "$server_jar" > "$out/server.log" 2>&1 &
-server_pid=$!
-pids+=("$server_pid")
-bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
+bench_start_redis
+# shellcheck disable=SC2086
+bench_start_server login-waves MAX_CONNECTIONS=$((n + 100)) -- ${SERVER_JAVA_OPTS:-}
 
 # CPU ticks (user + system) per thread group: names without their trailing numbers.
 thread_groups() {
