@@ -12,6 +12,8 @@ import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
+import org.fleetpipe.teltonika.server.stream.RetentionMode;
+import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 
 /**
  * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
@@ -116,7 +118,7 @@ public final class SettingsLoader {
                 intIn(c, "limits.max-udp-in-flight", 1, 1_000_000),
                 positive(c, "timeouts.login"),
                 positive(c, "timeouts.read-idle"),
-                longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE),
+                retention(c),
                 notNegative(c, "telemetry.dedup-window"),
                 intIn(c, "telemetry.ack-replicas", 0, 100),
                 positive(c, "telemetry.ack-replicas-timeout"),
@@ -172,6 +174,25 @@ public final class SettingsLoader {
                     + "and tls.key-file (TLS_KEY_FILE)");
         }
         return new TlsSettings(port, cert, key, positive(c, "tls.handshake-timeout"), positive(c, "tls.reload-check"));
+    }
+
+    private static StreamRetentionSettings retention(Config c) {
+        String modeText = c.getString("telemetry.retention.mode");
+        RetentionMode mode = RetentionMode.of(modeText);
+        if (mode == null) {
+            throw new SettingsException(ROOT + ".telemetry.retention.mode (TELEMETRY_RETENTION): must be acknowledged "
+                    + "or delivered, got " + modeText);
+        }
+        Duration degraded = positive(c, "telemetry.health.lag-degraded-age");
+        Duration unhealthy = positive(c, "telemetry.health.lag-unhealthy-age");
+        if (unhealthy.compareTo(degraded) < 0) {
+            throw new SettingsException(ROOT + ".telemetry.health.lag-unhealthy-age (TELEMETRY_LAG_UNHEALTHY_AGE): "
+                    + unhealthy + " must not be less than lag-degraded-age (TELEMETRY_LAG_DEGRADED_AGE) " + degraded);
+        }
+        return new StreamRetentionSettings(longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE), mode,
+                positive(c, "telemetry.retention.interval"), longIn(c, "telemetry.max-unread", 0, Long.MAX_VALUE),
+                positive(c, "telemetry.backpressure.max-hold"), fraction(c, "telemetry.health.degraded-fraction"),
+                degraded, unhealthy);
     }
 
     private static AdmissionMode admissionMode(String text) {
