@@ -71,9 +71,8 @@ if [[ -n ${JFR:-} ]]; then
 fi
 overflows() { awk '/^TcpExt:/ {if (!h) {for (i = 1; i <= NF; i++) if ($i == "ListenOverflows") c = i; h = 1} else print $c}' /proc/net/netstat; }
 overflows_before=$(overflows)
-process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
-server_ticks0=$(process_ticks "$server_pid")
-redis_ticks0=$(process_ticks "$redis_pid")
+server_ticks0=$(bench_process_ticks "$server_pid")
+redis_ticks0=$(bench_process_ticks "$redis_pid")
 sim_duration=150s
 java -Xss256k -jar "$sim_jar" --host "$host" --port "$tcp_port" --devices "$n" --interval 1h --records 1 \
   --duration "$sim_duration" --start-spread "$spread" --source-addresses "$sources" --ack-timeout 60s \
@@ -99,8 +98,8 @@ if [[ -n ${JFR:-} ]]; then
   jcmd "$server_pid" JFR.stop name=logins >/dev/null
 fi
 overflows_after=$(overflows)
-server_ticks1=$(process_ticks "$server_pid")
-redis_ticks1=$(process_ticks "$redis_pid")
+server_ticks1=$(bench_process_ticks "$server_pid")
+redis_ticks1=$(bench_process_ticks "$redis_pid")
 sleep 3   # let the last first packets be acknowledged
 records=$(metric 'teltonika_records_written_total')
 read -r heap1 direct1 rss1 < <(measure)

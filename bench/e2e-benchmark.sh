@@ -42,23 +42,12 @@ bench_name=e2e-benchmark
 source bench/lib.sh
 bench_require_tools redis-server redis-benchmark redis-cli curl java python3
 bench_require_free_ports "$host" "$redis_port" "$tcp_port" "$http_port"
+entry=("${bench_entry[@]}")
 
 bench_build_jars
 
 out=${E2E_OUT:-$(mktemp -d /tmp/e2e-benchmark.XXXXXX)}
 mkdir -p "$out"
-
-# Other builds on the machine distort every number: wait (at most 2 min) for a quiet box.
-wait_for_quiet() {
-  local load
-  for _ in $(seq 24); do
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    python3 -c "import sys; sys.exit(0 if float('$load') <= 1.5 else 1)" && break
-    echo "  (1-min load $load > 1.5, waiting 5 s)"
-    sleep 5
-  done
-  echo "  load: $(cut -d' ' -f1-3 /proc/loadavg)"
-}
 
 echo "== e2e benchmark $(date -u +%FT%TZ), $(nproc) cores, logs in $out"
 
@@ -79,26 +68,11 @@ if ((ack_replicas > 0)); then
   echo "replica      $host:$replica_port ($(redis-cli -h "$host" -p "$replica_port" INFO replication | tr -d '\r' | grep master_link_status)); server runs with ACK_REPLICAS=$ack_replicas"
 fi
 
-# One entry as the server writes it for a simulator Codec 8 record (TelemetryEntryMapper's
-# fields and order; IO as the simulator sends: 239, 240, 21, 66, 67, 16, 11), about 300 bytes.
-entry=(imei 352093081452251 codec 8 ts 1763800000000 rx 1763800000214 priority 0
-  lat 54.6871555 lon 25.2796514 alt 112 angle 245 sat 14 speed 47 event 0
-  io '{"239":1,"240":1,"21":5,"66":13903,"67":3946,"16":45325566,"11":8937060100001234567}'
-  instance "$(hostname)-1")
-maxlen=1000000
-
 # ---------------------------------------------------------------- (a) sink limit
 echo
-echo "(a) redis-benchmark: pipelined XADD MAXLEN ~ $maxlen of one server-shaped entry"
-wait_for_quiet
-xadd_n=1000000
-redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$xadd_n" --csv \
-  XADD telemetry-bench MAXLEN '~' "$maxlen" '*' "${entry[@]}" > "$out/xadd.csv"
-csv_rps() {  # requests/s from redis-benchmark --csv: 7th field from the end (the test name holds quotes and commas)
-  tail -1 "$1" | awk -F'","' '{print $(NF-6)}'
-}
-xadd_rps=$(csv_rps "$out/xadd.csv")
-printf '    XADD      %12.0f entries/s   (-c 50 -P 16 -n %d)\n' "$xadd_rps" "$xadd_n"
+echo "(a) redis-benchmark: pipelined XADD MAXLEN ~ $bench_maxlen of one server-shaped entry"
+bench_wait_for_quiet
+bench_xadd_limit
 
 # The server's own path: one EVALSHA of append-packets.lua per packet of $records records, with
 # deduplication off and on (fresh random identities: __rand_int__ is redis-benchmark's placeholder).
@@ -109,7 +83,7 @@ names=() pattern='' packet_values=() record_values=()
 for ((k = 0; k < ${#entry[@]}; k += 2)); do
   names+=("${entry[k]}")
   case ${entry[k]} in
-    imei | codec | rx | instance) pattern+=p packet_values+=("${entry[k + 1]}") ;;
+    imei | codec | rx | instance | schema) pattern+=p packet_values+=("${entry[k + 1]}") ;;
     *) pattern+=r record_values+=("${entry[k + 1]}") ;;
   esac
 done
@@ -117,7 +91,7 @@ sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
 eval_n=$((1000000 / records))
 dedup_keys=(dedup:recent:352093081452251 dedup:previous:352093081452251)
 for window in 0 3600000; do
-  eval_args=(4 telemetry-bench device:info:352093081452251 "${dedup_keys[@]}" "$maxlen" "$window" 128 604800000 1
+  eval_args=(4 telemetry-bench device:info:352093081452251 "${dedup_keys[@]}" "$window" 128 604800000 1
     1763800000000 "$records" "${#names[@]}" "$pattern" "${names[@]}" "${packet_values[@]}")
   if ((window > 0)); then
     for _ in $(seq "$records"); do eval_args+=(__rand_int__); done
@@ -125,7 +99,7 @@ for window in 0 3600000; do
   for _ in $(seq "$records"); do eval_args+=("${record_values[@]}"); done
   redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" -r 100000000000 --csv \
     EVALSHA "$sha" "${eval_args[@]}" > "$out/eval-$window.csv"
-  eval_rps=$(csv_rps "$out/eval-$window.csv")
+  eval_rps=$(bench_csv_rps "$out/eval-$window.csv")
   printf '    EVALSHA   %12.0f records/s   (append-packets.lua, dedup %s, one packet of %d records per call, -c 50 -P 16 -n %d)\n' \
     "$(python3 -c "print($eval_rps * $records)")" "$([[ $window == 0 ]] && echo off || echo on)" "$records" "$eval_n"
   redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench "${dedup_keys[@]}" >/dev/null
@@ -151,7 +125,6 @@ thread_ticks() {
       | while read -r tid ticks; do printf '%s %s %s\n' "$tid" "$ticks" "$(tr ' ' '_' < "$t/comm")"; done
   done
 }
-process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 
 # ---------------------------------------------------------------- (b) closed loop
 echo
@@ -165,8 +138,8 @@ jfr_start() {
 }
 jfr_start closed 20s
 thread_ticks "$server_pid" > "$out/threads-before.txt"
-redis_before=$(process_ticks "$redis_pid")
-if ((ack_replicas > 0)); then replica_before=$(process_ticks "${pids[1]}"); fi
+redis_before=$(bench_process_ticks "$redis_pid")
+if ((ack_replicas > 0)); then replica_before=$(bench_process_ticks "${pids[1]}"); fi
 cpu_started=$(date +%s.%N)
 TIMEFORMAT='%U %S'
 { time sim --load --connections "$connections" --records "$records" --duration "$duration" --warmup 5s --progress 5s \
@@ -174,8 +147,8 @@ TIMEFORMAT='%U %S'
   || { echo "simulator failed:"; tail -15 "$out/closed.log"; exit 1; }
 cpu_seconds=$(python3 -c "import time; print(time.time() - $cpu_started)")
 thread_ticks "$server_pid" > "$out/threads-after.txt"
-redis_after=$(process_ticks "$redis_pid")
-if ((ack_replicas > 0)); then replica_after=$(process_ticks "${pids[1]}"); fi
+redis_after=$(bench_process_ticks "$redis_pid")
+if ((ack_replicas > 0)); then replica_after=$(bench_process_ticks "${pids[1]}"); fi
 whole_rate=$(awk '/^throughput/ {print $2}' "$out/closed.log")
 sed -n -e 's/^/    /' -e '/^    \(packets\|records\|resends\|ack latency\|throughput\|steady\|result\)/p' "$out/closed.log"
 # The simulator is a fresh JVM: its first seconds (JIT compiling on the same two cores) pull the

@@ -70,6 +70,41 @@ bench_wait_ready() {  # host http-port pid log: the server's /health/ready withi
   exit 1
 }
 
+# Other builds on the machine distort every number: wait (at most 2 min) for a quiet box.
+bench_wait_for_quiet() {
+  local load
+  for _ in $(seq 24); do
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    python3 -c "import sys; sys.exit(0 if float('$load') <= 1.5 else 1)" && break
+    echo "  (1-min load $load > 1.5, waiting 5 s)"
+    sleep 5
+  done
+  echo "  load: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# One entry as the server writes it for a simulator Codec 8 record (TelemetryEntryMapper's
+# fields and order; IO as the simulator sends: 239, 240, 21, 66, 67, 16, 11), about 300 bytes.
+bench_entry=(imei 352093081452251 codec 8 ts 1763800000000 rx 1763800000214 priority 0
+  lat 54.6871555 lon 25.2796514 alt 112 angle 245 sat 14 speed 47 event 0
+  io '{"239":1,"240":1,"21":5,"66":13903,"67":3946,"16":45325566,"11":8937060100001234567}'
+  instance "$(hostname)-1" schema 1)
+bench_maxlen=1000000
+
+bench_csv_rps() {  # requests/s from redis-benchmark --csv: 7th field from the end (the test name holds quotes and commas)
+  tail -1 "$1" | awk -F'","' '{print $(NF-6)}'
+}
+
+bench_xadd_limit() {  # (a): pipelined XADD of bench_entry into telemetry-bench; prints it, sets xadd_rps
+  local n=1000000
+  redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$n" --csv \
+    XADD telemetry-bench MAXLEN '~' "$bench_maxlen" '*' "${bench_entry[@]}" > "$out/xadd.csv"
+  xadd_rps=$(bench_csv_rps "$out/xadd.csv")
+  printf '    XADD      %12.0f entries/s   (-c 50 -P 16 -n %d)\n' "$xadd_rps" "$n"
+  redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench >/dev/null
+}
+
+bench_process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }  # pid: CPU ticks so far
+
 # Every process started goes into pids; on exit each gets SIGTERM, then SIGKILL after 20 s.
 pids=()
 bench_cleanup() {

@@ -175,6 +175,24 @@ class StreamRetentionIT {
     }
 
     @Test
+    void moreToTrimThanOneCallMay_thenThePassCallsAgain() {
+        redis.xgroupCreate(XReadArgs.StreamOffset.from(STREAM, "0"), "g", XGroupCreateArgs.Builder.mkstream());
+        int total = StreamRetention.TRIM_LIMIT * 2 + 5_000;
+        for (int i = 0; i < total; i += 5_000) {
+            // Pipelined in the Redis server's own loop: one script adds 5,000 entries.
+            redis.eval("for i = 1, 5000 do redis.call('XADD', KEYS[1], '*', 'n', i) end", io.lettuce.core.ScriptOutputType
+                    .STATUS, STREAM);
+        }
+        // The group has read everything (as if its consumers had read and acknowledged it all).
+        redis.xgroupSetid(XReadArgs.StreamOffset.latest(STREAM), "g");
+
+        StreamSnapshot s = retention(0, RetentionMode.ACKNOWLEDGED).pass();
+
+        assertThat(s.trimmed()).as("three calls' worth in one pass").isGreaterThan(StreamRetention.TRIM_LIMIT * 2L);
+        assertThat(s.length()).isLessThan(200);
+    }
+
+    @Test
     void noStream_thenEmptySnapshot() {
         StreamSnapshot s = retention(10, RetentionMode.ACKNOWLEDGED).pass();
 
