@@ -5,11 +5,13 @@
 --   no group:  XTRIM MAXLEN ~ ARGV[1] (0 = keep everything): a development set-up with nobody
 --              reading keeps the newest entries, as XADD ... MAXLEN ~ did before.
 --   groups:    XTRIM MINID ~ floor, where floor is the slowest group's oldest entry still needed:
---              its oldest pending entry ('acknowledged') or the entry after its last delivered one.
---              '~' removes whole macro nodes only, so it may keep a few entries more, never fewer.
+--              its oldest pending entry ('acknowledged') or the entry after its last delivered one,
+--              and never later than ARGV[4] ms ago (a replay window, by Redis's clock, which made
+--              the ids). '~' removes whole macro nodes only, so it may keep a few entries more.
 -- KEYS[1] the stream
 -- ARGV[1] count cap when no group exists, ARGV[2] 'acknowledged' or 'delivered',
--- ARGV[3] most entries removed by one call (bounds the time Redis spends in it)
+-- ARGV[3] most entries removed by one call (bounds the time Redis spends in it), ARGV[4] minimum
+-- age in ms of a trimmed entry while groups exist (0 = none)
 -- Returns {length after trimming, entries trimmed, group count, first id, last id, then per group:
 --   name, consumers, pending, last delivered id, oldest pending id ('' = none),
 --   lag (-1 when Redis does not report it: before 7.0, or when it cannot compute it),
@@ -18,6 +20,7 @@ local stream = KEYS[1]
 local maxlen = tonumber(ARGV[1])
 local acknowledged = ARGV[2] == 'acknowledged'
 local limit = ARGV[3]
+local minAge = tonumber(ARGV[4])
 
 if redis.call('EXISTS', stream) == 0 then
   return {0, 0, 0, '', ''}
@@ -74,6 +77,14 @@ for g = 1, #groups do
   local row = {info['name'], tonumber(info['consumers']), pending, delivered, oldestPending, lag, nextId}
   for i = 1, #row do
     reported[#reported + 1] = row[i]
+  end
+end
+
+if floor ~= nil and minAge > 0 then
+  local time = redis.call('TIME')
+  local keep = string.format('%.0f-0', tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) - minAge)
+  if less(keep, floor) then
+    floor = keep
   end
 end
 

@@ -190,7 +190,7 @@ public final class SettingsLoader {
                     + unhealthy + " must not be less than lag-degraded-age (TELEMETRY_LAG_DEGRADED_AGE) " + degraded);
         }
         return new StreamRetentionSettings(longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE), mode,
-                positive(c, "telemetry.retention.interval"), longIn(c, "telemetry.max-unread", 0, Long.MAX_VALUE),
+                notNegative(c, "telemetry.retention.min-age"), positive(c, "telemetry.retention.interval"), longIn(c, "telemetry.max-unread", 0, Long.MAX_VALUE),
                 positive(c, "telemetry.backpressure.max-hold"), fraction(c, "telemetry.health.degraded-fraction"),
                 degraded, unhealthy);
     }

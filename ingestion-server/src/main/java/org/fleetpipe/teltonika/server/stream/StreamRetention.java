@@ -98,7 +98,8 @@ public final class StreamRetention implements AutoCloseable {
         do {
             List<Object> raw = Blocking.await(TRIM.<List<Object>>call(redis, ScriptOutputType.MULTI,
                     new String[] {keys.telemetry()}, Long.toString(settings.maxLenWithoutGroups()),
-                    settings.mode().label(), Integer.toString(TRIM_LIMIT)), timeout);
+                    settings.mode().label(), Integer.toString(TRIM_LIMIT),
+                    Long.toString(settings.minAge().toMillis())), timeout);
             snapshot = parse(raw, System.currentTimeMillis());
             trimmed += snapshot.trimmed();
             // "~" frees whole nodes of ~100 entries, so a call that hit the limit removed a little less.

@@ -8,6 +8,8 @@ import java.time.Duration;
  *
  * @param maxLenWithoutGroups entries kept while no consumer group exists (0 = all)
  * @param mode                what a group must have done with an entry before it may be trimmed
+ * @param minAge              while groups exist, entries younger than this are kept even when every
+ *                            group is done with them: a window to replay or to start a new group in
  * @param interval            how often the stream is trimmed and measured
  * @param maxUnread           entries the stream may hold while groups exist before packets are no longer
  *                            acknowledged (0 = no cap)
@@ -17,9 +19,9 @@ import java.time.Duration;
  * @param lagDegradedAge      age of a group's oldest undelivered entry from which the health is degraded
  * @param lagUnhealthyAge     ... unhealthy
  */
-public record StreamRetentionSettings(long maxLenWithoutGroups, RetentionMode mode, Duration interval, long maxUnread,
-                                      Duration maxHold, double degradedFraction, Duration lagDegradedAge,
-                                      Duration lagUnhealthyAge) {
+public record StreamRetentionSettings(long maxLenWithoutGroups, RetentionMode mode, Duration minAge, Duration interval,
+                                      long maxUnread, Duration maxHold, double degradedFraction,
+                                      Duration lagDegradedAge, Duration lagUnhealthyAge) {
 
     /** Back-pressure lifts once the stream is below this share of the cap, so it does not flap every tick. */
     public static final double RESUME_FRACTION = 0.9;

@@ -16,7 +16,7 @@ class StreamHealthTest {
 
     private static final long NOW = 1_800_000_000_000L;
     private static final StreamRetentionSettings SETTINGS = new StreamRetentionSettings(1000,
-            RetentionMode.ACKNOWLEDGED, Duration.ofSeconds(1), 1000, Duration.ofSeconds(60), 0.5,
+            RetentionMode.ACKNOWLEDGED, Duration.ZERO, Duration.ofSeconds(1), 1000, Duration.ofSeconds(60), 0.5,
             Duration.ofMinutes(5), Duration.ofMinutes(30));
 
     private final AtomicReference<StreamSnapshot> last = new AtomicReference<>(StreamSnapshot.NONE);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.Consumer;
 import io.lettuce.core.Limit;
+import io.lettuce.core.XAddArgs;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XGroupCreateArgs;
@@ -46,8 +47,12 @@ class StreamRetentionIT {
     }
 
     private StreamRetention retention(long maxLenWithoutGroups, RetentionMode mode) {
-        StreamRetentionSettings settings = new StreamRetentionSettings(maxLenWithoutGroups, mode, Duration.ofSeconds(1),
-                0, Duration.ofSeconds(60), 0.5, Duration.ofMinutes(5), Duration.ofMinutes(30));
+        return retention(maxLenWithoutGroups, mode, Duration.ZERO);
+    }
+
+    private StreamRetention retention(long maxLenWithoutGroups, RetentionMode mode, Duration minAge) {
+        StreamRetentionSettings settings = new StreamRetentionSettings(maxLenWithoutGroups, mode, minAge,
+                Duration.ofSeconds(1), 0, Duration.ofSeconds(60), 0.5, Duration.ofMinutes(5), Duration.ofMinutes(30));
         return new StreamRetention(connection.async(), new RedisKeys(""), settings,
                 new TelemetryBackpressure((imei, packet, rx) -> null, settings, 10), IngestionMetrics.noop(),
                 Duration.ofSeconds(5));
@@ -190,6 +195,26 @@ class StreamRetentionIT {
 
         assertThat(s.trimmed()).as("three calls' worth in one pass").isGreaterThan(StreamRetention.TRIM_LIMIT * 2L);
         assertThat(s.length()).isLessThan(200);
+    }
+
+    @Test
+    void minAge_thenEntriesEveryGroupIsDoneWithStayUntilThatOld() {
+        redis.xgroupCreate(XReadArgs.StreamOffset.from(STREAM, "0"), "g", XGroupCreateArgs.Builder.mkstream());
+        // Entries with ids (Redis's clock) of 2 hours and of 1 minute ago.
+        long now = Long.parseLong(redis.time().get(0)) * 1000;
+        for (int i = 0; i < 300; i++) {
+            redis.xadd(STREAM, new XAddArgs().id((now - 7_200_000) + "-" + i), Map.of("n", "old"));
+        }
+        for (int i = 0; i < 300; i++) {
+            redis.xadd(STREAM, new XAddArgs().id((now - 60_000) + "-" + i), Map.of("n", "recent"));
+        }
+        redis.xgroupSetid(XReadArgs.StreamOffset.latest(STREAM), "g");
+
+        StreamSnapshot s = retention(0, RetentionMode.ACKNOWLEDGED, Duration.ofHours(1)).pass();
+
+        assertThat(s.length()).as("the hour-old window kept, read or not").isBetween(300L, 400L);
+        assertThat(redis.xrange(STREAM, Range.create((now - 60_000) + "-0", "+"))).hasSize(300);
+        assertThat(retention(0, RetentionMode.ACKNOWLEDGED, Duration.ofSeconds(30)).pass().length()).isZero();
     }
 
     @Test

@@ -19,7 +19,7 @@ class TelemetryBackpressureTest {
 
     private static final Imei IMEI = Imei.parse(TestImeis.WIKI, true);
     private static final StreamRetentionSettings SETTINGS = new StreamRetentionSettings(1000,
-            RetentionMode.ACKNOWLEDGED, Duration.ofSeconds(1), 100, Duration.ofSeconds(60), 0.5, Duration.ofMinutes(5),
+            RetentionMode.ACKNOWLEDGED, Duration.ZERO, Duration.ofSeconds(1), 100, Duration.ofSeconds(60), 0.5, Duration.ofMinutes(5),
             Duration.ofMinutes(30));
     private static final GroupPosition GROUP = new GroupPosition("g", 1, 0, "0-0", "", 100, "1-0");
 
