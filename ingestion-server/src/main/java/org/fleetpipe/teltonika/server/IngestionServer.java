@@ -22,6 +22,7 @@ import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
 import org.fleetpipe.teltonika.janitor.JanitorMetrics;
 import org.fleetpipe.teltonika.janitor.JanitorTicker;
 import org.fleetpipe.teltonika.janitor.RegistryJanitor;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.InstanceEvents;
@@ -223,7 +224,9 @@ public final class IngestionServer implements AutoCloseable {
         routes.add(new AdmissionRoutes(async, keys, settings.admission()));
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
-                settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
+                settings.redisCommandTimeout(), new CommandHandBack(async, keys,
+                        settings.commands().deadLetterMaxEntries(), settings.commands().retention())),
+                settings.janitor(), janitorMetrics);
         UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()),
                 settings.imeiLuhnCheck(), writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls,
                 admission, refusals);
