@@ -99,7 +99,7 @@ public final class RegistryJanitor {
 
         CommandHandBack.Outcome handedBack = CommandHandBack.Outcome.NONE;
         if (!settings.dryRun()) {
-            HandBackPass commands = handBackCommandsOfDead();
+            HandBackTally commands = handBackCommandsOfDead();
             handedBack = commands.outcome;
             errors += commands.errors;
             try {
@@ -117,40 +117,40 @@ public final class RegistryJanitor {
         return result;
     }
 
-    /** What the hand-back of one pass did, and how many of its calls failed. */
-    private record HandBackPass(CommandHandBack.Outcome outcome, long errors) {
+    /** What the hand-back of one pass did so far, and how many of its calls failed. */
+    private static final class HandBackTally {
+        CommandHandBack.Outcome outcome = CommandHandBack.Outcome.NONE;
+        long errors;
     }
 
     /**
      * Commands a dead instance sent and got no reply for go back to the head of their device
      * queues (or fail as {@code attempts}), so nothing stays in flight forever. Its in-flight hash
      * is walked with HSCAN like the registry, a bounded batch per script call (which re-checks that
-     * the heartbeat is still missing); an instance whose call fails is left for the next pass.
+     * the heartbeat is still missing); what a failed call left is handed back at the next pass.
      */
-    private HandBackPass handBackCommandsOfDead() {
-        CommandHandBack.Outcome total = CommandHandBack.Outcome.NONE;
-        long errors = 0;
+    private HandBackTally handBackCommandsOfDead() {
+        HandBackTally tally = new HandBackTally();
         Map<String, Boolean> alive = new HashMap<>();
         try {
             learnLiveness(await(redis.smembers(keys.commandsInFlightInstances())), alive);
         } catch (RuntimeException e) {
-            return new HandBackPass(total, 1);
+            tally.errors++;
+            return tally;
         }
-        for (Map.Entry<String, Boolean> instance : alive.entrySet()) {
-            if (instance.getValue()) {
-                continue;
+        alive.forEach((instance, live) -> {
+            if (!live) {
+                try {
+                    handBackAll(instance, tally);
+                } catch (RuntimeException e) {
+                    tally.errors++;
+                }
             }
-            try {
-                total = total.plus(handBackAll(instance.getKey()));
-            } catch (RuntimeException e) {
-                errors++;
-            }
-        }
-        return new HandBackPass(total, errors);
+        });
+        return tally;
     }
 
-    private CommandHandBack.Outcome handBackAll(String instance) {
-        CommandHandBack.Outcome total = CommandHandBack.Outcome.NONE;
+    private void handBackAll(String instance, HandBackTally tally) {
         ScanCursor cursor = ScanCursor.INITIAL;
         ScanArgs page = ScanArgs.Builder.limit(settings.scanCount());
         do {
@@ -159,11 +159,10 @@ public final class RegistryJanitor {
             // An empty page still calls once, so an instance whose hash is already empty leaves the set.
             for (int from = 0; from == 0 || from < imeis.size(); from += HAND_BACK_BATCH) {
                 List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + HAND_BACK_BATCH));
-                total = total.plus(await(handBack.ofDeadInstance(instance, batch)));
+                tally.outcome = tally.outcome.plus(await(handBack.ofDeadInstance(instance, batch)));
             }
             cursor = entries;
         } while (!cursor.isFinished());
-        return total;
     }
 
     private void learnLiveness(Iterable<String> owners, Map<String, Boolean> alive) {
