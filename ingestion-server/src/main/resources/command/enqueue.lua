@@ -4,14 +4,14 @@
 -- KEYS[4] connections registry hash
 -- ARGV[1] id, ARGV[2] imei, ARGV[3] codec, ARGV[4] command text, ARGV[5] now (ms),
 -- ARGV[6] expires at (ms), ARGV[7] origin instance, ARGV[8] max queue length,
--- ARGV[9] events channel prefix
+-- ARGV[9] events channel prefix, ARGV[10] sends allowed (max_attempts)
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[8]) then
   return -1
 end
 local history = cjson.encode({{status = 'queued', at = ARGV[5]}})
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'imei', ARGV[2], 'codec', ARGV[3], 'command', ARGV[4],
   'status', 'queued', 'created_at', ARGV[5], 'updated_at', ARGV[5], 'expires_at', ARGV[6],
-  'attempts', '0', 'origin', ARGV[7], 'history', history)
+  'attempts', '0', 'max_attempts', ARGV[10], 'origin', ARGV[7], 'history', history)
 local length = redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], 'NX', ARGV[5], ARGV[2])
 local owner = redis.call('HGET', KEYS[4], ARGV[2])

@@ -8,7 +8,7 @@
 -- ARGV[1] id, ARGV[2] imei, ARGV[3] 'replied' | 'failed', ARGV[4] reason, ARGV[5] reply text,
 -- ARGV[6] now (ms), ARGV[7] dead letters kept, ARGV[8] retention (ms), ARGV[9] events prefix,
 -- ARGV[10] the in-flight entry of this send ('id:attempt')
--- markFailed, deadLetter and trimDeadLetters: command/dead-letter-lib.lua, loaded in front.
+-- appendHistory, deadLetter and trimDeadLetters: registry/command-lib.lua, loaded in front.
 if redis.call('HGET', KEYS[2], ARGV[2]) ~= ARGV[10] then
   -- Not this send's entry any more (handed back, or sent again): it belongs to someone else now.
   return 0
@@ -18,13 +18,11 @@ local c = redis.call('HMGET', KEYS[1], 'status', 'history', 'origin')
 if c[1] ~= 'sent' then
   return 0
 end
-local history = cjson.decode(c[2])
 local step = {status = ARGV[3], at = ARGV[6]}
 if ARGV[4] ~= '' then
   step.reason = ARGV[4]
 end
-history[#history + 1] = step
-redis.call('HSET', KEYS[1], 'status', ARGV[3], 'updated_at', ARGV[6], 'history', cjson.encode(history))
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'updated_at', ARGV[6], 'history', appendHistory(c[2], step))
 if ARGV[3] == 'replied' then
   redis.call('HSET', KEYS[1], 'reply', ARGV[5], 'replied_at', ARGV[6])
 else

@@ -1,22 +1,26 @@
 -- The reliable-queue step: moves the device's next command atomically from its queue into this
 -- instance's in-flight hash (one command in flight per device, since replies carry no id), marks
--- it sent and counts the attempt. Commands whose TTL passed while queued fail as 'expired' into
--- the dead-letter set on the way. The caller has no command of this device in flight, so an
--- in-flight entry of this instance for it is a leftover (a finish or a hand-back that did not
--- reach Redis): that command goes back to the head of the queue first. The in-flight entry is
+-- it sent and counts the attempt. On the way, commands whose TTL passed while queued fail as
+-- 'expired', and commands already sent as often as their 'max_attempts' allows fail as
+-- 'attempts', both into the dead-letter set. The caller has no command of this device in flight,
+-- so an in-flight entry of this instance for it is a leftover (a finish or a hand-back that did
+-- not reach Redis): that command goes back to the head of the queue first. The in-flight entry is
 -- 'id:attempt', so a late finish or hand-back of an earlier send of the same command changes
 -- nothing. Returns {id, codec, text, attempt}, or false when the queue is empty.
 -- KEYS[1] device queue list, KEYS[2] this instance's in-flight hash, KEYS[3] in-flight instances
 -- set, KEYS[4] queued devices sorted set, KEYS[5] commands dead-letter sorted set
 -- ARGV[1] imei, ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] command key prefix,
--- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms)
--- markFailed, deadLetter and trimDeadLetters: command/dead-letter-lib.lua, loaded in front.
+-- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms), ARGV[7] events prefix
+-- appendHistory, markFailed, deadLetter, trimDeadLetters, attemptsUsedUp, failCommand:
+-- registry/command-lib.lua, loaded in front.
 local current = redis.call('HGET', KEYS[2], ARGV[1])
 if current then
   redis.call('HDEL', KEYS[2], ARGV[1])
   local leftover = string.match(current, '^[^:]+')
-  if redis.call('HGET', ARGV[4] .. leftover, 'status') == 'sent' then
-    redis.call('HSET', ARGV[4] .. leftover, 'status', 'queued', 'updated_at', ARGV[3])
+  local c = redis.call('HMGET', ARGV[4] .. leftover, 'status', 'history')
+  if c[1] == 'sent' then
+    redis.call('HSET', ARGV[4] .. leftover, 'status', 'queued', 'updated_at', ARGV[3], 'history',
+      appendHistory(c[2], {status = 'queued', reason = 'left in flight', at = ARGV[3]}))
     redis.call('LPUSH', KEYS[1], leftover)
   end
 end
@@ -34,11 +38,12 @@ while true do
       deadLetter(key, KEYS[5], ARGV[3])
       trimDeadLetters(KEYS[5], ARGV[5])
       redis.call('PEXPIRE', key, ARGV[6])
+    elseif attemptsUsedUp(key) then
+      failCommand(key, id, c[5], 'attempts', ARGV[3], KEYS[5], ARGV[5], ARGV[6], ARGV[7])
     else
-      local history = cjson.decode(c[5])
-      history[#history + 1] = {status = 'sent', at = ARGV[3], instance = ARGV[2]}
       redis.call('HSET', key, 'status', 'sent', 'sent_at', ARGV[3], 'updated_at', ARGV[3],
-        'instance', ARGV[2], 'history', cjson.encode(history))
+        'instance', ARGV[2], 'history',
+        appendHistory(c[5], {status = 'sent', at = ARGV[3], instance = ARGV[2]}))
       local attempt = redis.call('HINCRBY', key, 'attempts', 1)
       redis.call('HSET', KEYS[2], ARGV[1], id .. ':' .. attempt)
       redis.call('SADD', KEYS[3], ARGV[2])

@@ -1,13 +1,16 @@
 -- Announces a new instance: refuses (returns 0) if its heartbeat key exists, since then something
 -- else writes in this keyspace; else writes the heartbeat with its TTL and records the id in the
 -- set of known ids. The set is bounded by dropping the oldest ids whose heartbeat is gone; live
--- ids are never dropped (they are bounded by the real number of instances).
--- KEYS[1] heartbeat hash, KEYS[2] known ids sorted set
+-- ids are never dropped (they are bounded by the real number of instances). A shutdown marker of
+-- the new id can only be a leftover (a restore brought instance:seq back, so an id is handed out
+-- again; nobody can have meant an id that did not exist yet): it is removed.
+-- KEYS[1] heartbeat hash, KEYS[2] known ids sorted set, KEYS[3] shutdown marker of the id
 -- ARGV[1] TTL (ms), ARGV[2] id, ARGV[3] now (ms), ARGV[4] max known ids,
 -- ARGV[5] heartbeat key prefix, ARGV[6..] field, value, ...
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
+redis.call('DEL', KEYS[3])
 local fields = {}
 for i = 6, #ARGV do
   fields[#fields + 1] = ARGV[i]

@@ -1,10 +1,15 @@
 -- Renews a heartbeat only if it still holds a 'renewed' value this instance wrote (distrust the
 -- data: a key rewritten by someone else is not ours to extend). Our values are the last confirmed
 -- one and those of renewals that got no answer in time but may still have run in Redis.
--- Returns 'ok', 'missing' (no key: deleted or expired) or 'foreign' (not a value we wrote).
--- KEYS[1] heartbeat hash
+-- An operator's shutdown marker wins over everything: the instance drains and exits.
+-- Returns 'ok', 'shutdown' (the marker is set), 'missing' (no key: expired, deleted, or lost with
+-- a restore or an eviction) or 'foreign' (not a value we wrote).
+-- KEYS[1] heartbeat hash, KEYS[2] shutdown marker
 -- ARGV[1] new 'renewed', ARGV[2] TTL (ms), ARGV[3] n, ARGV[4 .. 3+n] our values,
 -- ARGV[4+n ..] more field, value pairs to refresh
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return 'shutdown'
+end
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return 'missing'
 end

@@ -22,6 +22,7 @@ import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
 import org.fleetpipe.teltonika.janitor.JanitorMetrics;
 import org.fleetpipe.teltonika.janitor.JanitorTicker;
 import org.fleetpipe.teltonika.janitor.RegistryJanitor;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.InstanceEvents;
@@ -31,6 +32,7 @@ import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
 import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.RemoteShutdown;
 import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
 import org.fleetpipe.teltonika.server.admission.DenyListener;
 import org.fleetpipe.teltonika.server.admission.DenySweeper;
@@ -131,7 +133,7 @@ public final class IngestionServer implements AutoCloseable {
         this.onRemoteShutdown = this::closeQuietly;
     }
 
-    /** What a remote shutdown (heartbeat key deleted) does; by default close(). The program exits 0 instead. */
+    /** What a remote shutdown (the instance's shutdown marker) does; by default close(). The program exits 0 instead. */
     public IngestionServer onRemoteShutdown(Runnable action) {
         this.onRemoteShutdown = action;
         return this;
@@ -190,7 +192,9 @@ public final class IngestionServer implements AutoCloseable {
                 "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
                 "reply", replies::finished,
-                "deny", new DenyListener(sessions, async, keys)));
+                "deny", new DenyListener(sessions, async, keys),
+                // The marker is the order; the message only saves waiting for the next renewal.
+                "shutdown", requested -> heartbeat.renewSoon()));
         events.listen(id);
         TelemetryWriter writes;
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(
@@ -235,13 +239,15 @@ public final class IngestionServer implements AutoCloseable {
         denySweeper = new DenySweeper(sessions, async, keys, settings.denySweepInterval(),
                 settings.redisCommandTimeout());
         purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redisCommandTimeout());
-        List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory),
+        List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory, new RemoteShutdown(async, keys)),
                 new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
         routes.addAll(new OpsRoutes(queueHealth, purger, async, keys).routes());
         routes.add(new AdmissionRoutes(async, keys, settings.admission()));
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
-                settings.redisCommandTimeout()), settings.janitor(), janitorMetrics);
+                settings.redisCommandTimeout(), new CommandHandBack(async, keys,
+                        settings.commands().deadLetterMaxEntries(), settings.commands().retention())),
+                settings.janitor(), janitorMetrics);
         UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()),
                 settings.imeiLuhnCheck(), writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls,
                 admission, refusals);

@@ -45,10 +45,11 @@ public final class JanitorTicker implements AutoCloseable {
     void tick() {
         try {
             SweepResult r = janitor.sweepOnce();
-            LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} commands-handed-back={} errors={} "
-                            + "elapsed={}ms{}",
+            LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} commands-handed-back={} "
+                            + "commands-failed-attempts={} errors={} elapsed={}ms{}",
                     r.dryRun() ? " (dry run)" : "", r.scanned(), r.instances(), r.deadInstances(),
-                    r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.commandsHandedBack(), r.errors(),
+                    r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.commandsHandedBack(), r.commandsFailed(),
+                    r.errors(),
                     r.elapsed().toMillis(),
                     r.evictedByInstance().isEmpty() ? "" : " by-instance=" + r.evictedByInstance());
         } catch (Throwable t) {

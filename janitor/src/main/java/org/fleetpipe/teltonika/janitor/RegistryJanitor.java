@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.registry.Blocking;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
@@ -28,9 +29,10 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 public final class RegistryJanitor {
 
     private static final LuaScript EVICT = LuaScript.fromResource("janitor/evict-if-dead.lua");
-    private static final LuaScript REQUEUE = LuaScript.fromResource("registry/requeue-commands.lua");
     /** IMEIs per script call: keeps each call well under a millisecond of Redis time. */
     private static final int EVICT_BATCH = 200;
+    /** In-flight entries per hand-back call (each one rewrites a command hash and a queue). */
+    private static final int HAND_BACK_BATCH = 100;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -38,15 +40,18 @@ public final class RegistryJanitor {
     private final JanitorMetrics metrics;
     private final Duration callTimeout;
     private final InstanceDirectory directory;
+    private final CommandHandBack handBack;
 
+    /** {@code handBack}: how dead instances' unanswered commands go back to their queues (or fail). */
     public RegistryJanitor(RedisAsyncCommands<String, String> redis, RedisKeys keys, JanitorSettings settings,
-                           JanitorMetrics metrics, Duration callTimeout) {
+                           JanitorMetrics metrics, Duration callTimeout, CommandHandBack handBack) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;
         this.metrics = metrics;
         this.callTimeout = callTimeout;
         this.directory = new InstanceDirectory(redis, keys);
+        this.handBack = handBack;
     }
 
     /** Runs one pass; blocks the calling thread (the janitor's own), never an event loop. */
@@ -80,6 +85,10 @@ public final class RegistryJanitor {
                     long n = await(calls.get(i));
                     if (n > 0) {
                         evicted.merge(callOwners.get(i), n, Long::sum);
+                        if (!settings.dryRun()) {
+                            // Counted as it happens: a later page that fails must not lose what this one did.
+                            metrics.evicted(callOwners.get(i), n);
+                        }
                     }
                 } catch (RuntimeException e) {
                     errors++;
@@ -88,11 +97,12 @@ public final class RegistryJanitor {
             cursor = entries;
         } while (!cursor.isFinished());
 
-        long handedBack = 0;
+        CommandHandBack.Outcome handedBack = CommandHandBack.Outcome.NONE;
         if (!settings.dryRun()) {
-            evicted.forEach(metrics::evicted);
+            HandBackTally commands = handBackCommandsOfDead();
+            handedBack = commands.outcome;
+            errors += commands.errors;
             try {
-                handedBack = handBackCommandsOfDead();
                 await(directory.forgetDead());
             } catch (RuntimeException e) {
                 errors++;
@@ -101,27 +111,58 @@ public final class RegistryJanitor {
         long dead = alive.values().stream().filter(a -> !a).count();
         long total = evicted.values().stream().mapToLong(Long::longValue).sum();
         SweepResult result = new SweepResult(scanned, alive.size(), (int) dead, total, errors,
-                Duration.ofNanos(System.nanoTime() - start), settings.dryRun(), evicted, handedBack);
+                Duration.ofNanos(System.nanoTime() - start), settings.dryRun(), evicted, handedBack.handedBack(),
+                handedBack.failed());
         metrics.pass(result);
         return result;
     }
 
+    /** What the hand-back of one pass did so far, and how many of its calls failed. */
+    private static final class HandBackTally {
+        CommandHandBack.Outcome outcome = CommandHandBack.Outcome.NONE;
+        long errors;
+    }
+
     /**
      * Commands a dead instance sent and got no reply for go back to the head of their device
-     * queues (the script re-checks that the heartbeat is still missing), so nothing stays in
-     * flight forever.
+     * queues (or fail as {@code attempts}), so nothing stays in flight forever. Its in-flight hash
+     * is walked with HSCAN like the registry, a bounded batch per script call (which re-checks that
+     * the heartbeat is still missing); what a failed call left is handed back at the next pass.
      */
-    private long handBackCommandsOfDead() {
-        long handed = 0;
-        for (String instance : await(redis.smembers(keys.commandsInFlightInstances()))) {
-            Long n = await(REQUEUE.<Long>call(redis, ScriptOutputType.INTEGER,
-                    new String[] {keys.commandsInFlight(instance), keys.commandsInFlightInstances(),
-                            keys.heartbeat(instance), keys.commandsQueued(), keys.registry()},
-                    "", instance, Long.toString(System.currentTimeMillis()), keys.commandQueuePrefix(),
-                    keys.commandPrefix(), keys.instanceEventsPrefix()));
-            handed += n;
+    private HandBackTally handBackCommandsOfDead() {
+        HandBackTally tally = new HandBackTally();
+        Map<String, Boolean> alive = new HashMap<>();
+        try {
+            learnLiveness(await(redis.smembers(keys.commandsInFlightInstances())), alive);
+        } catch (RuntimeException e) {
+            tally.errors++;
+            return tally;
         }
-        return handed;
+        alive.forEach((instance, live) -> {
+            if (!live) {
+                try {
+                    handBackAll(instance, tally);
+                } catch (RuntimeException e) {
+                    tally.errors++;
+                }
+            }
+        });
+        return tally;
+    }
+
+    private void handBackAll(String instance, HandBackTally tally) {
+        ScanCursor cursor = ScanCursor.INITIAL;
+        ScanArgs page = ScanArgs.Builder.limit(settings.scanCount());
+        do {
+            MapScanCursor<String, String> entries = await(redis.hscan(keys.commandsInFlight(instance), cursor, page));
+            List<String> imeis = new ArrayList<>(entries.getMap().keySet());
+            // An empty page still calls once, so an instance whose hash is already empty leaves the set.
+            for (int from = 0; from == 0 || from < imeis.size(); from += HAND_BACK_BATCH) {
+                List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + HAND_BACK_BATCH));
+                tally.outcome = tally.outcome.plus(await(handBack.ofDeadInstance(instance, batch)));
+            }
+            cursor = entries;
+        } while (!cursor.isFinished());
     }
 
     private void learnLiveness(Iterable<String> owners, Map<String, Boolean> alive) {

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
@@ -54,9 +55,9 @@ class JanitorRaceIT {
         JanitorMetrics metrics = new JanitorMetrics(meters);
         JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0, false, 3);
         RegistryJanitor first = new RegistryJanitor(connections.get(1).async(), keys, settings, metrics,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), new CommandHandBack(connections.get(1).async(), keys, 100, Duration.ofDays(1)));
         RegistryJanitor second = new RegistryJanitor(connections.get(2).async(), keys, settings, metrics,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), new CommandHandBack(connections.get(2).async(), keys, 100, Duration.ofDays(1)));
         RedisCommands<String, String> actor = connections.get(3).sync();
         long evictedTotal = 0;
         try {

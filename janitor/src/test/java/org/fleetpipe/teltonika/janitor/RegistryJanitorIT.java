@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
 import org.fleetpipe.teltonika.registry.testing.WithRedis;
@@ -41,8 +43,13 @@ class RegistryJanitorIT {
     }
 
     private RegistryJanitor janitor(RedisKeys keys, boolean dryRun, int scanCount) {
+        return janitor(keys, dryRun, scanCount, TIMEOUT);
+    }
+
+    private RegistryJanitor janitor(RedisKeys keys, boolean dryRun, int scanCount, Duration callTimeout) {
         JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0.1, dryRun, scanCount);
-        return new RegistryJanitor(connection.async(), keys, settings, new JanitorMetrics(meters), TIMEOUT);
+        return new RegistryJanitor(connection.async(), keys, settings, new JanitorMetrics(meters), callTimeout,
+                new CommandHandBack(connection.async(), keys, 100, Duration.ofDays(1)));
     }
 
     private void entries(String owner, int from, int count) {
@@ -128,6 +135,85 @@ class RegistryJanitorIT {
         janitor(false, 100).sweepOnce();
 
         assertThat(redis.zrange("instance:ids", 0, -1)).containsExactly("live-1");
+    }
+
+    @Test
+    void passWhoseLaterPageFails_stillCountsTheEvictionsOfTheEarlierPages(RedisFixture fixture) {
+        entries("dead-9", 0, 1000);
+        AtomicLong evictedWhenRedisStopped = new AtomicLong(-1);
+        // Redis goes away right after the first page's evictions, on the janitor's own thread: a real failure of
+        // the next HSCAN, at a known point of the pass.
+        meters.config().onMeterAdded(meter -> {
+            if (meter.getId().getName().equals("teltonika.registry.janitor.evicted")) {
+                evictedWhenRedisStopped.set(1000 - redis.hlen("connections:registry"));
+                fixture.stop();
+            }
+        });
+        JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0.1, false, 100);
+        JanitorMetrics metrics = new JanitorMetrics(meters);
+        RegistryJanitor janitor = new RegistryJanitor(connection.async(), new RedisKeys(""), settings, metrics,
+                Duration.ofSeconds(2), new CommandHandBack(connection.async(), new RedisKeys(""), 100,
+                        Duration.ofDays(1)));
+
+        new JanitorTicker(janitor, settings, metrics).tick();
+
+        assertThat(evictedWhenRedisStopped.get()).as("a first page was evicted, and not the whole hash")
+                .isPositive().isLessThan(1000);
+        assertThat(evictedMetric("dead-9")).isEqualTo(evictedWhenRedisStopped.get());
+        assertThat(meters.find("teltonika.registry.janitor.passes").tag("result", "failed").counter().count())
+                .isEqualTo(1);
+        assertThat(meters.find("teltonika.registry.janitor.passes").tag("result", "ok").counter().count()).isZero();
+    }
+
+    @Test
+    void deadInstancesCommands_goBackToTheirQueuesInBoundedPages_andUsedUpOnesFailWithAttempts() throws Exception {
+        // More than a small hash's compact encoding holds (hash-max-ziplist-entries, 512), which HSCAN returns whole.
+        int inFlight = 600;
+        for (int i = 0; i < inFlight; i++) {
+            // The last one was sent as often as it may be.
+            sentCommand("dead-5", imei(i), "c" + i, i == inFlight - 1 ? 3 : 1, 3);
+        }
+        redis.hset("instance:heartbeat:live-1", "host", "h");
+        sentCommand("live-1", imei(900), "live-c", 1, 3);
+        redis.configResetstat();
+
+        SweepResult result = janitor(false, 50).sweepOnce();
+
+        assertThat(result.commandsHandedBack()).isEqualTo(inFlight - 1);
+        assertThat(result.commandsFailed()).isEqualTo(1);
+        assertThat(scriptCalls()).as("one call per page of about 50 entries, not one over the whole hash")
+                .isGreaterThanOrEqualTo(inFlight / 50);
+        assertThat(redis.exists("commands:inflight:dead-5")).isZero();
+        assertThat(redis.smembers("commands:inflight-instances")).containsExactly("live-1");
+        assertThat(redis.lrange("commands:queue:" + imei(0), 0, -1)).containsExactly("c0");
+        assertThat(redis.hget("command:c0", "status")).isEqualTo("queued");
+        assertThat(redis.exists("commands:queue:" + imei(inFlight - 1))).isZero();
+        assertThat(redis.hget("command:c" + (inFlight - 1), "status")).isEqualTo("failed");
+        assertThat(redis.hget("command:c" + (inFlight - 1), "reason")).isEqualTo("attempts");
+        assertThat(redis.zrange("dlq:commands", 0, -1)).singleElement().asString().contains("\"reason\":\"attempts\"")
+                .contains("\"id\":\"c" + (inFlight - 1) + "\"");
+        assertThat(redis.hget("commands:inflight:live-1", imei(900))).as("a live instance's are left alone")
+                .isEqualTo("live-c:1");
+    }
+
+    /** A command that {@code instance} sent {@code attempts} times and awaits the reply of. */
+    private void sentCommand(String instance, String imei, String id, int attempts, int maxAttempts) {
+        redis.hset("command:" + id, Map.of("id", id, "imei", imei, "codec", "12", "command", "getinfo",
+                "status", "sent", "attempts", Integer.toString(attempts), "max_attempts", Integer.toString(maxAttempts),
+                "origin", instance, "history", "[{\"status\":\"queued\",\"at\":\"1\"}]"));
+        redis.hset("commands:inflight:" + instance, imei, id + ":" + attempts);
+        redis.sadd("commands:inflight-instances", instance);
+    }
+
+    /** Script calls since the last CONFIG RESETSTAT, as Redis counts them (a NOSCRIPT answer counts too). */
+    private long scriptCalls() {
+        long calls = 0;
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                calls += Long.parseLong(line.replaceAll("^[a-z_]+:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return calls;
     }
 
     @Test

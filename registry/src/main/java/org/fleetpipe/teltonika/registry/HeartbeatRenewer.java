@@ -13,11 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps {@code instance:heartbeat:{id}} alive, and tells apart the ways it can be lost:
- * deleted while Redis was answering (an operator's remote shutdown), or expired because Redis was
- * unreachable for longer than the TTL, rewritten by someone else, or lost with all of Redis's data
- * (the cluster may have moved on without us). It runs on its own thread, so its Redis calls may
- * block there without ever blocking an event loop.
+ * Keeps {@code instance:heartbeat:{id}} alive, and reads the operator's shutdown marker
+ * ({@code instance:shutdown:{id}}) at each renewal. A heartbeat that is lost (expired while Redis
+ * was unreachable, deleted, rewritten by someone else, or gone with a restore of an older snapshot,
+ * a failover to a lagging replica or an eviction) means the cluster may have moved on without us:
+ * the listener comes back under a new id. Only the marker stops the instance. It runs on its own
+ * thread, so its Redis calls may block there without ever blocking an event loop.
  */
 public final class HeartbeatRenewer implements AutoCloseable {
 
@@ -28,10 +29,10 @@ public final class HeartbeatRenewer implements AutoCloseable {
 
     /** What happens when the heartbeat is lost. Called on the heartbeat thread. */
     public interface Listener {
-        /** The key was deleted while Redis answered: stop like on SIGTERM and exit 0. */
+        /** The operator's shutdown marker is set: stop like on SIGTERM and exit 0. */
         void remoteShutdown(String id);
 
-        /** The key expired or is not ours: come back under a new id. */
+        /** The key is gone or is not ours: come back under a new id. */
         void expired(String oldId, String why);
     }
 
@@ -80,7 +81,8 @@ public final class HeartbeatRenewer implements AutoCloseable {
             args.add(v);
         });
         Long created = await(CREATE.call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.heartbeat(identity.id()), keys.instanceIds()}, args.toArray(String[]::new)));
+                new String[] {keys.heartbeat(identity.id()), keys.instanceIds(), keys.shutdownMarker(identity.id())},
+                args.toArray(String[]::new)));
         if (created == null || created != 1L) {
             throw new InstanceConflictException("the heartbeat key " + keys.heartbeat(identity.id()) + " already "
                     + "exists for a brand-new instance id: another program writes in this Redis keyspace. Use another "
@@ -113,7 +115,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
     }
 
     private void renewOnce() {
-        if (stopped || lost) {
+        if (stopped || lost || listener == null) {
             return;
         }
         long now = System.currentTimeMillis();
@@ -140,6 +142,8 @@ public final class HeartbeatRenewer implements AutoCloseable {
                 lastRenewedAt = now;
                 renewals.incrementAndGet();
             }
+            case "shutdown" -> lose(true, "the shutdown marker " + keys.shutdownMarker(identity.id())
+                    + " is set: remote shutdown");
             // Judged by when the answer came: a renewal sent before the TTL ran out may be answered after.
             case "missing" -> onMissing(System.currentTimeMillis());
             default -> lose(false, "the heartbeat key holds a value this instance did not write");
@@ -155,7 +159,8 @@ public final class HeartbeatRenewer implements AutoCloseable {
             args.add(v);
         });
         String outcome = await(RENEW.call(redis, ScriptOutputType.VALUE,
-                new String[] {keys.heartbeat(identity.id())}, args.toArray(String[]::new)));
+                new String[] {keys.heartbeat(identity.id()), keys.shutdownMarker(identity.id())},
+                args.toArray(String[]::new)));
         return outcome == null ? "missing" : outcome;
     }
 
@@ -166,6 +171,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         unanswered.addLast(value);
     }
 
+    /** Never a shutdown: the same absence follows a restore, a lagging replica or an eviction. */
     private void onMissing(long now) {
         if (now - lastRenewedAt >= ttl.toMillis()) {
             lose(false, "the heartbeat expired: Redis was unreachable for longer than the TTL (" + ttl + ")");
@@ -175,14 +181,15 @@ public final class HeartbeatRenewer implements AutoCloseable {
         if (seq == null || seq == 0L) {
             lose(false, "Redis came back empty (instance:seq is gone too): its data was lost");
         } else {
-            lose(true, "the heartbeat key was deleted while Redis was answering: remote shutdown");
+            lose(false, "the heartbeat key is gone although Redis answered (a restore of an older snapshot, a "
+                    + "failover to a lagging replica, an eviction, or a manual DEL)");
         }
     }
 
     private void lose(boolean remoteShutdown, String why) {
         lost = true;
         String id = identity.id();
-        LOG.warn("heartbeat lost for instance={}: {}", id, why);
+        LOG.warn(remoteShutdown ? "stop requested for instance={}: {}" : "heartbeat lost for instance={}: {}", id, why);
         try {
             if (remoteShutdown) {
                 listener.remoteShutdown(id);
@@ -233,13 +240,17 @@ public final class HeartbeatRenewer implements AutoCloseable {
         return lastRenewedAt;
     }
 
-    /** Clean stop: deletes the heartbeat and the id from the known ids. Blocks up to the call timeout. */
+    /**
+     * Clean stop: deletes the heartbeat, the id from the known ids and the shutdown marker. Blocks
+     * up to the call timeout.
+     */
     public void retire() {
         stopped = true;
         thread.shutdownNow();
         try {
             await(RETIRE.call(redis, ScriptOutputType.INTEGER,
-                    new String[] {keys.heartbeat(identity.id()), keys.instanceIds()}, identity.id()));
+                    new String[] {keys.heartbeat(identity.id()), keys.instanceIds(),
+                            keys.shutdownMarker(identity.id())}, identity.id()));
         } catch (RuntimeException e) {
             LOG.warn("could not delete the heartbeat of instance={}; it expires within {}: {}", identity.id(), ttl,
                     e.getMessage());

@@ -21,6 +21,14 @@ public final class RedisKeys {
         return prefix + "instance:heartbeat:" + instanceId;
     }
 
+    /**
+     * An operator's order to one instance to drain and exit: the only remote shutdown. A missing
+     * heartbeat is never read as one (a restore or an eviction loses keys, too).
+     */
+    public String shutdownMarker(String instanceId) {
+        return prefix + "instance:shutdown:" + instanceId;
+    }
+
     /** Sorted set of known instance ids (score = start time), bounded; the janitor walks it. */
     public String instanceIds() {
         return prefix + "instance:ids";

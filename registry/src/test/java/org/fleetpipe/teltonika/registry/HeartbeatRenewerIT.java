@@ -109,19 +109,95 @@ class HeartbeatRenewerIT {
     }
 
     @Test
-    void lostHeartbeat_whenKeyDeletedWhileRedisAnswers_thenRemoteShutdownNotExpired() {
+    void lostHeartbeat_whenKeyDeletedWhileRedisAnswers_thenExpiredNotRemoteShutdown() {
         InstanceIdentity identity = newIdentity();
         HeartbeatRenewer renewer = renewer(identity);
         Recorder listener = new Recorder();
         renewer.create();
         renewer.start(listener);
 
+        // What a restore of an older snapshot, a failover to a lagging replica or an eviction looks like from here.
         sync.del(keys.heartbeat(identity.id()));
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.calls).isNotEmpty());
+        assertThat(listener.calls).containsExactly("expired " + identity.id());
+        assertThat(listener.reasons).singleElement().asString().contains("gone although Redis answered");
+    }
+
+    @Test
+    void shutdownMarker_whenSet_thenRemoteShutdownAndTheHeartbeatIsNotRenewedAgain() {
+        InstanceIdentity identity = newIdentity();
+        HeartbeatRenewer renewer = renewer(identity);
+        Recorder listener = new Recorder();
+        renewer.create();
+        renewer.start(listener);
+
+        sync.set(keys.shutdownMarker(identity.id()), "operator");
 
         await().atMost(WAIT).untilAsserted(() -> assertThat(listener.calls).isNotEmpty());
         assertThat(listener.calls).containsExactly("remoteShutdown " + identity.id());
         assertThat(renewer.isFresh()).isFalse();
-        assertThat(sync.exists(keys.heartbeat(identity.id()))).as("not written back after a shutdown order").isZero();
+        String renewed = sync.hget(keys.heartbeat(identity.id()), "renewed");
+        // Left to expire (its TTL is shorter than this wait): never renewed, never a second verdict.
+        await().during(INTERVAL.multipliedBy(3)).atMost(WAIT).until(() -> {
+            String now = sync.hget(keys.heartbeat(identity.id()), "renewed");
+            return listener.calls.size() == 1 && (now == null || now.equals(renewed));
+        });
+
+        renewer.retire();
+
+        assertThat(sync.exists(keys.heartbeat(identity.id()), keys.shutdownMarker(identity.id())))
+                .as("the stop clears the heartbeat and the marker").isZero();
+    }
+
+    @Test
+    void shutdownMarker_whenTheHeartbeatIsGoneToo_thenStillARemoteShutdown() {
+        InstanceIdentity identity = newIdentity();
+        HeartbeatRenewer renewer = renewer(identity);
+        Recorder listener = new Recorder();
+        renewer.create();
+
+        sync.set(keys.shutdownMarker(identity.id()), "operator");
+        sync.del(keys.heartbeat(identity.id()));
+        renewer.start(listener);
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.calls).isNotEmpty());
+        assertThat(listener.calls).containsExactly("remoteShutdown " + identity.id());
+    }
+
+    @Test
+    void create_whenAStaleMarkerOfTheNewIdExists_thenRemovesIt() {
+        InstanceIdentity identity = newIdentity();
+        // A restore took instance:seq back, and with it a marker of an id now handed out again.
+        sync.set(keys.shutdownMarker(identity.id()), "meant for an earlier process");
+        HeartbeatRenewer renewer = renewer(identity);
+        Recorder listener = new Recorder();
+
+        renewer.create();
+        renewer.start(listener);
+
+        assertThat(sync.exists(keys.shutdownMarker(identity.id()))).isZero();
+        await().during(INTERVAL.multipliedBy(3)).atMost(WAIT).until(() -> listener.calls.isEmpty());
+    }
+
+    @Test
+    void remoteShutdown_request_setsTheMarkerOfALiveInstanceOnly_andTheInstanceStops() {
+        InstanceIdentity identity = newIdentity();
+        HeartbeatRenewer renewer = renewer(identity);
+        Recorder listener = new Recorder();
+        renewer.create();
+        renewer.start(listener);
+        RemoteShutdown shutdown = new RemoteShutdown(connection.async(), keys);
+
+        assertThat(shutdown.request("nobody-99", "test").toCompletableFuture().join()).isFalse();
+        assertThat(sync.exists(keys.shutdownMarker("nobody-99"))).isZero();
+        assertThat(shutdown.request(identity.id(), "test").toCompletableFuture().join()).isTrue();
+
+        assertThat(sync.get(keys.shutdownMarker(identity.id()))).startsWith("test at ");
+        assertThat(sync.pttl(keys.shutdownMarker(identity.id()))).isPositive()
+                .isLessThanOrEqualTo(RemoteShutdown.MARKER_TTL.toMillis());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.calls)
+                .containsExactly("remoteShutdown " + identity.id()));
     }
 
     @Test
@@ -267,7 +343,7 @@ class HeartbeatRenewerIT {
         assertThat(sync.exists(keys.heartbeat(identity.id()))).isZero();
         assertThat(sync.zscore(keys.instanceIds(), identity.id())).isNull();
         assertThat(renewer.isFresh()).isFalse();
-        // The deleted key must not read as a remote shutdown: no renewal runs after retire().
+        // No renewal runs after retire(): the deleted key must not bring the instance back under a new id.
         await().during(INTERVAL.multipliedBy(3)).atMost(WAIT).until(() -> listener.calls.isEmpty());
     }
 

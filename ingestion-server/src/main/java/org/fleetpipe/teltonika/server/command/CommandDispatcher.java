@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends queued commands to the devices connected here, one at a time per device (replies carry no
  * id, so the next Codec 12/14 response belongs to the command in flight), and ends each with the
- * reply, a nACK or a timeout. Woken by a login, by an enqueue on any replica (the events channel),
+ * reply, a nACK or a timeout; after a timeout the device gets a quiet gap before its next command,
+ * so a late reply is not credited to that one. Woken by a login, by an enqueue on any replica (the events channel),
  * by the previous command's end, and by a periodic sweep that also expires commands whose TTL
  * passed in the queue. All per-device state lives on the device channel's event loop.
  */
@@ -76,6 +77,17 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
                 || sessions.channelOf(imei) != channel) {
             return;
         }
+        long quiet = session.quietLeftNanos();
+        if (quiet > 0) {
+            if (!session.quietWakeScheduled()) {
+                session.quietWakeScheduled(true);
+                channel.eventLoop().schedule(() -> {
+                    session.quietWakeScheduled(false);
+                    drain(imei, channel);
+                }, quiet, TimeUnit.NANOSECONDS);
+            }
+            return;
+        }
         session.takingCommand(true);
         store.take(imei).whenComplete((taken, error) -> channel.eventLoop().execute(() -> {
             session.takingCommand(false);
@@ -109,6 +121,8 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
             return;
         }
         session.commandDone();
+        // Replies carry no id: one that comes late must find no command in flight, not the next one.
+        session.quietUntil(System.nanoTime() + settings.quietGap().toNanos());
         metrics.command("timeout");
         LOG.info("command failed id={} imei={} reason=timeout after {}", command.id(), imei, settings.replyTimeout());
         finish(imei, channel, command, false, "timeout", null);
@@ -173,11 +187,15 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
     }
 
     private void requeue(Imei imei, TakenCommand command) {
-        pending.track(() -> store.requeue(imei, command)).whenComplete((n, error) -> {
+        pending.track(() -> store.requeue(imei, command)).whenComplete((outcome, error) -> {
             if (error != null) {
                 metrics.redisError("command-requeue");
                 LOG.warn("could not hand a command of imei={} back to its queue; the janitor does when this "
                         + "instance is gone: {}", imei, error.toString());
+            } else if (outcome.failed() > 0) {
+                metrics.command("attempts", outcome.failed());
+                LOG.info("command failed id={} imei={} reason=attempts: sent {} time(s), the connection ended "
+                        + "before a reply each time", command.id(), imei, command.attempt());
             }
         });
     }

@@ -14,8 +14,14 @@ import java.time.Duration;
  * @param retention          how long a finished command stays readable
  * @param deadLetterMaxEntries entries kept in {@code dlq:commands}
  * @param sweepInterval      how often queues are checked for expired commands and missed wake-ups
+ * @param maxAttempts        sends of a command when the request names no {@code max_attempts}
+ * @param quietGap           after a reply timeout, how long the device gets no next command, so a
+ *                           late reply is not taken for the next command's
  */
 public record CommandSettings(Duration replyTimeout, Duration defaultTtl, Duration maxTtl, int maxQueuePerDevice,
                               int maxCommandBytes, Duration maxWait, Duration retention, int deadLetterMaxEntries,
-                              Duration sweepInterval) {
+                              Duration sweepInterval, int maxAttempts, Duration quietGap) {
+
+    /** The most sends a request may ask for ({@code max_attempts}). */
+    public static final int MAX_ATTEMPTS_LIMIT = 100;
 }

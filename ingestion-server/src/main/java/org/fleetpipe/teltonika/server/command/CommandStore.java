@@ -5,12 +5,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 
 /** Where commands live: their hashes, the per-device queues, in-flight places and dead letters. */
 public interface CommandStore {
 
-    /** Stores and queues a new command; completes with the queue length, or -1 when the queue is full. */
-    CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt);
+    /**
+     * Stores and queues a new command that may be sent {@code maxAttempts} times; completes with
+     * the queue length, or -1 when the queue is full.
+     */
+    CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt, int maxAttempts);
 
     /** Moves the device's next command to this instance's in-flight place; empty when there is none to send. */
     CompletionStage<Optional<TakenCommand>> take(Imei imei);
@@ -21,8 +25,11 @@ public interface CommandStore {
      */
     CompletionStage<Boolean> finish(TakenCommand command, Imei imei, boolean replied, String reason, String text);
 
-    /** Hands this send of the device's command back to the head of its queue, unless a newer send replaced it. */
-    CompletionStage<Long> requeue(Imei imei, TakenCommand command);
+    /**
+     * Hands this send of the device's command back to the head of its queue, unless a newer send
+     * replaced it; fails it ({@code attempts}) instead when it was sent as often as it may be.
+     */
+    CompletionStage<CommandHandBack.Outcome> requeue(Imei imei, TakenCommand command);
 
     /** A command's fields, or an empty map. */
     CompletionStage<Map<String, String>> get(String id);

@@ -1,5 +1,7 @@
 package org.fleetpipe.teltonika.server.command;
 
+import static org.fleetpipe.teltonika.registry.CommandHandBack.COMMAND_LIB;
+
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.XAddArgs;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -10,19 +12,17 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /** {@link CommandStore} in Redis; every multi-step change is one Lua script. */
 public final class RedisCommandStore implements CommandStore {
 
-    /** Functions the scripts that fail a command into the dead-letter set share, loaded in front of them. */
-    public static final String DEAD_LETTER_LIB = "command/dead-letter-lib.lua";
     private static final LuaScript ENQUEUE = LuaScript.fromResource("command/enqueue.lua");
-    private static final LuaScript TAKE = LuaScript.fromResources(DEAD_LETTER_LIB, "command/take.lua");
-    private static final LuaScript FINISH = LuaScript.fromResources(DEAD_LETTER_LIB, "command/finish.lua");
-    private static final LuaScript EXPIRE = LuaScript.fromResources(DEAD_LETTER_LIB, "command/expire-queued.lua");
-    private static final LuaScript REQUEUE = LuaScript.fromResource("registry/requeue-commands.lua");
+    private static final LuaScript TAKE = LuaScript.fromResources(COMMAND_LIB, "command/take.lua");
+    private static final LuaScript FINISH = LuaScript.fromResources(COMMAND_LIB, "command/finish.lua");
+    private static final LuaScript EXPIRE = LuaScript.fromResources(COMMAND_LIB, "command/expire-queued.lua");
     /** Device messages kept in their stream. */
     private static final long MESSAGES_MAX_LEN = 100_000;
     /** Queued commands one expiry check looks at per device. */
@@ -32,6 +32,7 @@ public final class RedisCommandStore implements CommandStore {
     private final RedisKeys keys;
     private final Supplier<String> instanceId;
     private final CommandSettings settings;
+    private final CommandHandBack handBack;
 
     public RedisCommandStore(RedisAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
                              CommandSettings settings) {
@@ -39,6 +40,7 @@ public final class RedisCommandStore implements CommandStore {
         this.keys = keys;
         this.instanceId = instanceId;
         this.settings = settings;
+        this.handBack = new CommandHandBack(redis, keys, settings.deadLetterMaxEntries(), settings.retention());
     }
 
     private static String now() {
@@ -46,12 +48,14 @@ public final class RedisCommandStore implements CommandStore {
     }
 
     @Override
-    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt) {
+    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt,
+                                         int maxAttempts) {
         return ENQUEUE.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.command(id), keys.commandQueue(imei.value()), keys.commandsQueued(),
                         keys.registry()},
                 id, imei.value(), Integer.toString(codec), text, now(), Long.toString(expiresAt), instanceId.get(),
-                Integer.toString(settings.maxQueuePerDevice()), keys.instanceEventsPrefix());
+                Integer.toString(settings.maxQueuePerDevice()), keys.instanceEventsPrefix(),
+                Integer.toString(maxAttempts));
     }
 
     @Override
@@ -61,7 +65,8 @@ public final class RedisCommandStore implements CommandStore {
                 new String[] {keys.commandQueue(imei.value()), keys.commandsInFlight(instance),
                         keys.commandsInFlightInstances(), keys.commandsQueued(), keys.commandDeadLetters()},
                 imei.value(), instance, now(), keys.commandPrefix(),
-                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()));
+                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
+                keys.instanceEventsPrefix());
         return taken.thenApply(reply -> {
             if (reply == null || reply.size() < 4) {
                 return Optional.empty();
@@ -85,13 +90,8 @@ public final class RedisCommandStore implements CommandStore {
     }
 
     @Override
-    public CompletionStage<Long> requeue(Imei imei, TakenCommand command) {
-        String instance = instanceId.get();
-        return REQUEUE.call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.commandsInFlight(instance), keys.commandsInFlightInstances(),
-                        keys.heartbeat(instance), keys.commandsQueued(), keys.registry()},
-                imei.value(), instance, now(), keys.commandQueuePrefix(), keys.commandPrefix(),
-                keys.instanceEventsPrefix(), command.token());
+    public CompletionStage<CommandHandBack.Outcome> requeue(Imei imei, TakenCommand command) {
+        return handBack.ofDevice(instanceId.get(), imei.value(), command.token());
     }
 
     @Override

@@ -18,11 +18,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the instance does when its heartbeat is lost. A remote shutdown (the key deleted while Redis
- * answered) stops the process like SIGTERM. An expiry means the cluster may have evicted our
- * entries and moved on: come back under a fresh id, keep each device only where nobody else took
- * it, and close the connections of those that another instance now owns, so no device stays
- * connected to an instance the registry does not name.
+ * What the instance does when its heartbeat is lost or it is told to stop. The operator's shutdown
+ * marker stops the process like SIGTERM. A lost heartbeat (expired, deleted, or gone with a
+ * restore of an older snapshot, a failover to a lagging replica or an eviction) means the cluster
+ * may have evicted our entries and moved on: come back under a fresh id, keep each device only
+ * where nobody else took it, and close the connections of those that another instance now owns,
+ * so no device stays connected to an instance the registry does not name.
  */
 public final class InstanceRecovery implements HeartbeatRenewer.Listener {
 
@@ -57,7 +58,7 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
 
     @Override
     public void remoteShutdown(String id) {
-        LOG.warn("instance={} was told to stop (its heartbeat key was deleted): draining and exiting", id);
+        LOG.warn("instance={} was told to stop (its shutdown marker is set): draining and exiting", id);
         Thread stopper = new Thread(remoteShutdown, "remote-shutdown");
         stopper.start();
     }
@@ -66,7 +67,7 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
     public void expired(String oldId, String why) {
         String newId;
         try {
-            newId = InstanceIdAllocator.allocate(redis, keys, idPrefix);
+            newId = newIdOtherThan(oldId);
             heartbeat.adopt(newId);
             LogContext.instance(newId);
             events.listen(newId);
@@ -93,6 +94,12 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
                             : "another instance owns the device now"));
         }));
         heartbeat.renewSoon();
+    }
+
+    private String newIdOtherThan(String oldId) {
+        String id = InstanceIdAllocator.allocate(redis, keys, idPrefix);
+        // A restore took instance:seq back: the old id must not come back, others may judge it dead.
+        return id.equals(oldId) ? InstanceIdAllocator.allocate(redis, keys, idPrefix) : id;
     }
 
     private static void sleepQuietly() {

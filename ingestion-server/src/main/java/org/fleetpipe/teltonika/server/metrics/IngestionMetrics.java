@@ -75,7 +75,7 @@ public final class IngestionMetrics {
             loginCounter(false, reason);
         }
         for (String outcome : new String[] {"queued", "rejected", "sent", "replied", "nack", "timeout", "expired",
-                "device-message"}) {
+                "attempts", "device-message"}) {
             commandCounter(outcome);
         }
         for (String action : new String[] {"claim", "claim-replaced", "release", "release-not-owner", "taken-over"}) {
@@ -183,7 +183,7 @@ public final class IngestionMetrics {
                 .tag("action", a).register(registry));
     }
 
-    /** A command event: sent, replied, nack, timeout, expired, device-message, queued, rejected. */
+    /** A command event: sent, replied, nack, timeout, expired, attempts, device-message, queued, rejected. */
     public void command(String outcome) {
         command(outcome, 1);
     }

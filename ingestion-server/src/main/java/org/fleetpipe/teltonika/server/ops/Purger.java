@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.ops;
 
-import static org.fleetpipe.teltonika.server.command.RedisCommandStore.DEAD_LETTER_LIB;
+import static org.fleetpipe.teltonika.registry.CommandHandBack.COMMAND_LIB;
 
 import io.lettuce.core.Range;
 import io.lettuce.core.ScanArgs;
@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class Purger implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Purger.class);
-    private static final LuaScript EXPIRE = LuaScript.fromResources(DEAD_LETTER_LIB, "command/expire-queued.lua");
-    private static final LuaScript ORPHAN = LuaScript.fromResources(DEAD_LETTER_LIB, "ops/fail-orphan.lua");
+    private static final LuaScript EXPIRE = LuaScript.fromResources(COMMAND_LIB, "command/expire-queued.lua");
+    private static final LuaScript ORPHAN = LuaScript.fromResources(COMMAND_LIB, "ops/fail-orphan.lua");
     private static final int DEVICES_PER_PASS = 10_000;
     private static final int QUEUE_WINDOW = 100;
 

@@ -19,6 +19,8 @@ public final class DeviceSession {
     private Object commandInFlight;
     private java.util.concurrent.Future<?> commandTimeout;
     private boolean takingCommand;
+    private long quietUntilNanos;
+    private boolean quietWakeScheduled;
 
     private DeviceSession(SocketAddress remote, long connectedAt) {
         this.remote = remote;
@@ -105,6 +107,25 @@ public final class DeviceSession {
 
     public void takingCommand(boolean taking) {
         this.takingCommand = taking;
+    }
+
+    /** No next command before {@code nanoTime}: a late reply may still come for the one that timed out. */
+    public void quietUntil(long nanoTime) {
+        quietUntilNanos = nanoTime;
+    }
+
+    /** Nanoseconds left of the quiet gap, or 0. */
+    public long quietLeftNanos() {
+        return Math.max(0, quietUntilNanos - System.nanoTime());
+    }
+
+    /** True while a drain waits for the end of the quiet gap, so only one waits. */
+    public boolean quietWakeScheduled() {
+        return quietWakeScheduled;
+    }
+
+    public void quietWakeScheduled(boolean scheduled) {
+        this.quietWakeScheduled = scheduled;
     }
 
     /** Keeps the first reason: the cause, not the consequences. */

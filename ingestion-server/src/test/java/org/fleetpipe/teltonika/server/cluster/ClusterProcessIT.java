@@ -48,7 +48,8 @@ class ClusterProcessIT {
             assertThat(onP2.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
             onP1.close();
 
-            commands.del("instance:heartbeat:" + second);
+            // The documented command; it stays until the instance's clean stop removes it (or its TTL).
+            commands.set("instance:shutdown:" + second, "test", io.lettuce.core.SetArgs.Builder.ex(3600));
 
             assertThat(p2.process().waitFor(20, TimeUnit.SECONDS)).as("p2 stops by itself: %s", p2.output()).isTrue();
             assertThat(p2.process().exitValue()).isZero();
@@ -59,6 +60,7 @@ class ClusterProcessIT {
             assertThat(commands.zscore("instance:ids", second)).isNull();
             assertThat(p1.process().isAlive()).isTrue();
             assertThat(commands.exists("instance:heartbeat:" + first)).isEqualTo(1);
+            assertThat(commands.exists("instance:shutdown:" + second)).as("removed by the clean stop").isZero();
         }
     }
 }

@@ -210,6 +210,105 @@ class CommandsIT {
     }
 
     @Test
+    void deviceDropsBeforeReplyingAtEverySend_theCommandFailsWithAttempts_afterMaxAttemptsSends() throws Exception {
+        IngestionServer a = server("a", Map.of());
+        IngestionServer b = server("b", Map.of());
+        // The request waits on B, where it was accepted; the hand-back on A ends the wait.
+        CompletableFuture<HttpResponse<String>> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return post(b, "{\"command\":\"cpureset\",\"max_attempts\":2,\"wait_ms\":30000}", TOKEN);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        for (int send = 1; send <= 2; send++) {
+            // Like a reset: the device receives the command and drops the connection without a reply.
+            DeviceClient device = device(a);
+            device.readFrame();
+            device.close();
+        }
+
+        HttpResponse<String> answered = waiting.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        JsonNode failed = json.readTree(answered.body());
+        assertThat(answered.statusCode()).isEqualTo(200);
+        assertThat(failed.get("status").asText()).isEqualTo("failed");
+        assertThat(failed.get("reason").asText()).isEqualTo("attempts");
+        assertThat(failed.get("attempts").asInt()).isEqualTo(2);
+        assertThat(failed.get("max_attempts").asInt()).isEqualTo(2);
+        assertThat(deadLetterReasons()).containsExactly("attempts");
+        assertThat(commands.llen("commands:queue:" + IMEI)).isZero();
+        assertThat(commands.hlen("commands:inflight:" + a.instanceId())).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> counter(a, "attempts") == 1.0);
+    }
+
+    @Test
+    void maxAttemptsSetting_isTheDefault_andOneSendThatDropsFailsAtOnce() throws Exception {
+        IngestionServer a = server("a", Map.of("commands.max-attempts", "1"));
+        String id = json.readTree(post(a, "{\"command\":\"setparam 2001:apn\"}", TOKEN).body()).get("id").asText();
+        assertThat(status(a, id).get("max_attempts").asInt()).isEqualTo(1);
+        DeviceClient device = device(a);
+        device.readFrame();
+        device.close();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(a, id).get("status").asText().equals("failed"));
+        assertThat(status(a, id).get("reason").asText()).isEqualTo("attempts");
+        assertThat(status(a, id).get("attempts").asInt()).isEqualTo(1);
+        // The next login gets nothing: the device's AVL is answered by its ACK, not by the command again.
+        DeviceClient again = device(a);
+        assertThat(again.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+        assertThat(commands.llen("commands:queue:" + IMEI)).isZero();
+    }
+
+    @Test
+    void commandHandedBackManyTimes_keepsABoundedHistory_firstStepAndTheNewest() throws Exception {
+        IngestionServer a = server("a", Map.of());
+        String id = json.readTree(post(a, "{\"command\":\"getinfo\",\"max_attempts\":15}", TOKEN).body())
+                .get("id").asText();
+        for (int send = 1; send <= 15; send++) {
+            DeviceClient device = device(a);
+            device.readFrame();
+            device.close();
+        }
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> status(a, id).get("status").asText().equals("failed"));
+        JsonNode command = status(a, id);
+        JsonNode history = command.get("history");
+        // 15 sends and 14 hand-backs are 31 steps with the queueing and the failure; 20 are kept.
+        assertThat(command.get("attempts").asInt()).isEqualTo(15);
+        assertThat(history.size()).isEqualTo(20);
+        assertThat(history.get(0).get("status").asText()).isEqualTo("queued");
+        assertThat(history.get(19).get("reason").asText()).isEqualTo("attempts");
+        JsonNode deadLetter = json.readTree(commands.zrange("dlq:commands", 0, -1).get(0));
+        assertThat(json.readTree(deadLetter.get("history").asText()).size()).isEqualTo(20);
+    }
+
+    @Test
+    void lateReplyAfterATimeout_isNotCreditedToTheNextCommand_whichWaitsOutTheQuietGap() throws Exception {
+        IngestionServer a = server("a", Map.of("commands.reply-timeout", "500ms", "commands.quiet-gap", "4s"));
+        DeviceClient device = device(a);
+        String first = json.readTree(post(a, "{\"command\":\"getinfo\"}", TOKEN).body()).get("id").asText();
+        String second = json.readTree(post(a, "{\"command\":\"getver\"}", TOKEN).body()).get("id").asText();
+        assertThat(decode(device.readFrame()).text()).isEqualTo("getinfo");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(a, first).get("status").asText().equals("failed"));
+        long timedOutAt = System.nanoTime();
+        // The answer to the first command comes after its timeout: the next one is not sent yet.
+        device.send(Frames.command(CommandFrame.codec12Response("late answer to getinfo")));
+        byte[] next = device.readFrame();
+        long gap = System.nanoTime() - timedOutAt;
+        device.send(Frames.command(CommandFrame.codec12Response("Ver:03.27.07")));
+
+        assertThat(decode(next).text()).isEqualTo("getver");
+        assertThat(Duration.ofNanos(gap)).isGreaterThan(Duration.ofSeconds(3));
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(a, second).get("status").asText().equals("replied"));
+        assertThat(status(a, second).get("reply").asText()).isEqualTo("Ver:03.27.07");
+        assertThat(status(a, first).get("reason").asText()).isEqualTo("timeout");
+        assertThat(status(a, first).get("reply").isNull()).isTrue();
+        assertThat(commands.xrange("device:messages", Range.create("-", "+"))).singleElement()
+                .satisfies(m -> assertThat(m.getBody()).containsEntry("text", "late answer to getinfo"));
+    }
+
+    @Test
     void codec13FromTheDevice_isKeptAsADeviceMessage_notAsAReply() throws Exception {
         IngestionServer a = server("a", Map.of());
         DeviceClient device = device(a);
@@ -236,9 +335,19 @@ class CommandsIT {
         assertThat(errorOf(post(a, "{\"command\":\"getinfo\",\"codec\":13}", TOKEN))).isEqualTo("400 bad-codec");
         assertThat(errorOf(post(a, "{\"command\":\"getinfo\",\"wait_ms\":999999}", TOKEN))).isEqualTo("400 bad-wait");
         assertThat(errorOf(post(a, "{\"command\":\"getinfo\",\"ttl_ms\":0}", TOKEN))).isEqualTo("400 bad-ttl");
+        for (String bad : List.of("0", "101", "-1", "\"2\"", "1.5", "true", "null", "[2]", "4294967297")) {
+            assertThat(errorOf(post(a, "{\"command\":\"getinfo\",\"max_attempts\":" + bad + "}", TOKEN)))
+                    .as("max_attempts %s", bad).isEqualTo("400 bad-max-attempts");
+        }
+        assertThat(commands.exists("commands:queue:" + IMEI)).as("no refused request queued anything").isZero();
         assertThat(post(a, "{\"command\":\"a\"}", TOKEN).statusCode()).isEqualTo(202);
         assertThat(post(a, "{\"command\":\"b\"}", TOKEN).statusCode()).isEqualTo(202);
         assertThat(errorOf(post(a, "{\"command\":\"c\"}", TOKEN))).isEqualTo("429 queue-full");
+    }
+
+    private static double counter(IngestionServer server, String outcome) {
+        var counter = server.metrics().registry().find("teltonika.commands").tag("outcome", outcome).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private String errorOf(HttpResponse<String> response) throws Exception {

@@ -4,12 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.lettuce.core.RestoreArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
 import org.fleetpipe.teltonika.registry.InstanceConflictException;
 import org.fleetpipe.teltonika.registry.testing.RedisFixture;
@@ -19,13 +28,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.InProcessServers;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.Test;
 
-/** Instances in one JVM sharing one real Redis: ownership, takeover, stop, remote shutdown, expiry. */
+/**
+ * Instances in one JVM sharing one real Redis: ownership, takeover, stop, remote shutdown, expiry,
+ * and a lost heartbeat that is no shutdown (a deleted key, a restore of an older snapshot).
+ */
 @WithRedis
 class InstanceLifecycleIT {
 
     private static final String IMEI = "352093081452251";
+    private static final String OTHER_IMEI = TestImeis.OTHER;
+    private static final String TOKEN = "lifecycle-token";
     private static final Duration TTL = Duration.ofMillis(1500);
 
     private RedisFixture redis;
@@ -36,7 +51,7 @@ class InstanceLifecycleIT {
     void connect(RedisFixture redis) {
         this.redis = redis;
         cluster = new InProcessServers(redis, Map.of("heartbeat.ttl", TTL.toMillis() + "ms", "heartbeat.interval", "300ms",
-                "redis.command-timeout", "1s"));
+                "redis.command-timeout", "1s", "api-token", TOKEN));
         commands = cluster.redis();
     }
 
@@ -127,9 +142,53 @@ class InstanceLifecycleIT {
     }
 
     @Test
-    void heartbeatDeletedWhileRedisAnswers_isARemoteShutdown() throws Exception {
-        CountDownLatch asked = new CountDownLatch(1);
+    void heartbeatDeletedWhileRedisAnswers_isAnExpiry_theInstanceKeepsServingUnderANewId() throws Exception {
         IngestionServer a = server("a");
+        AtomicBoolean stopAsked = neverStopped(a);
+        DeviceClient device = loggedIn(a);
+        String oldId = a.instanceId();
+
+        // What an eviction under memory pressure (or a hand-typed DEL) looks like to the instance.
+        commands.del("instance:heartbeat:" + oldId);
+
+        keepsServingUnderANewId(a, oldId, device, IMEI);
+        assertThat(stopAsked).isFalse();
+    }
+
+    @Test
+    void restoreOfAnOlderSnapshot_whileServersRun_everyServerKeepsItsDevicesUnderANewId_andNoneStops()
+            throws Exception {
+        IngestionServer b = server("b");
+        AtomicBoolean bStopAsked = neverStopped(b);
+        DeviceClient onB = cluster.connect(b);
+        assertThat(onB.login(OTHER_IMEI)).isEqualTo(1);
+        // The snapshot knows b and its device, and instance:seq as it was before a started.
+        Map<String, Dumped> snapshot = snapshot();
+        IngestionServer a = server("a");
+        AtomicBoolean aStopAsked = neverStopped(a);
+        DeviceClient onA = loggedIn(a);
+        String aId = a.instanceId();
+        String bId = b.instanceId();
+        // b renews after the snapshot, so the snapshot's heartbeat holds a value b no longer counts as its own.
+        String snapshotRenewed = commands.hget("instance:heartbeat:" + bId, "renewed");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !snapshotRenewed.equals(commands.hget("instance:heartbeat:" + bId, "renewed")));
+
+        restore(snapshot);
+
+        keepsServingUnderANewId(a, aId, onA, IMEI);
+        keepsServingUnderANewId(b, bId, onB, OTHER_IMEI);
+        assertThat(a.instanceId()).as("an id handed out again by the restored counter is not taken back")
+                .isNotEqualTo(aId);
+        assertThat(aStopAsked).isFalse();
+        assertThat(bStopAsked).isFalse();
+    }
+
+    @Test
+    void shutdownRequestedOnAnotherInstancesApi_drainsTheInstance_andLeavesNoKeyOfIt() throws Exception {
+        IngestionServer a = server("a");
+        IngestionServer b = server("b");
+        CountDownLatch asked = new CountDownLatch(1);
         a.onRemoteShutdown(() -> {
             asked.countDown();
             try {
@@ -139,12 +198,71 @@ class InstanceLifecycleIT {
             }
         });
         DeviceClient device = loggedIn(a);
+        String id = a.instanceId();
 
-        commands.del("instance:heartbeat:" + a.instanceId());
+        assertThat(postShutdown(b, "nobody-1").statusCode()).isEqualTo(404);
+        assertThat(postShutdown(b, "a%20b").statusCode()).isEqualTo(400);
+        HttpResponse<String> accepted = postShutdown(b, id);
 
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        assertThat(accepted.body()).contains("\"stopping\"");
         assertThat(asked.await(10, TimeUnit.SECONDS)).isTrue();
         await().atMost(Duration.ofSeconds(10)).until(device::closedByServer);
         await().atMost(Duration.ofSeconds(10)).until(() -> commands.hget("connections:registry", IMEI) == null);
+        assertThat(commands.exists("instance:heartbeat:" + id, "instance:shutdown:" + id)).isZero();
+        assertThat(commands.zscore("instance:ids", id)).isNull();
+        assertThat(commands.exists("instance:heartbeat:" + b.instanceId())).isEqualTo(1);
+    }
+
+    private HttpResponse<String> postShutdown(IngestionServer to, String id) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + to.httpAddress().getPort()
+                        + "/api/v1/instances/" + id + "/shutdown"))
+                .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A remote shutdown of {@code server} only records that it was asked for. */
+    private static AtomicBoolean neverStopped(IngestionServer server) {
+        AtomicBoolean asked = new AtomicBoolean();
+        server.onRemoteShutdown(() -> asked.set(true));
+        return asked;
+    }
+
+    private void keepsServingUnderANewId(IngestionServer server, String oldId, DeviceClient device, String imei)
+            throws Exception {
+        await().atMost(Duration.ofSeconds(15)).until(() -> !oldId.equals(server.instanceId()));
+        String newId = server.instanceId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> newId.equals(commands.hget("connections:registry", imei)));
+        assertThat(commands.exists("instance:heartbeat:" + newId)).isEqualTo(1);
+        assertThat(device.closedByServer()).isFalse();
+        assertThat(device.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
+    }
+
+    private record Dumped(byte[] value, long pttl) {
+    }
+
+    /** Every key with its value and remaining TTL, as an RDB snapshot would hold them. */
+    private Map<String, Dumped> snapshot() {
+        try (StatefulRedisConnection<byte[], byte[]> raw = redis.client().connect(ByteArrayCodec.INSTANCE)) {
+            Map<String, Dumped> keys = new HashMap<>();
+            for (byte[] key : raw.sync().keys("*")) {
+                keys.put(new String(key, StandardCharsets.UTF_8), new Dumped(raw.sync().dump(key), raw.sync().pttl(key)));
+            }
+            return keys;
+        }
+    }
+
+    /** Replaces the whole dataset with {@code snapshot} in one transaction, like a restart on an older RDB. */
+    private void restore(Map<String, Dumped> snapshot) {
+        try (StatefulRedisConnection<byte[], byte[]> raw = redis.client().connect(ByteArrayCodec.INSTANCE)) {
+            RedisCommands<byte[], byte[]> tx = raw.sync();
+            tx.multi();
+            tx.flushall();
+            snapshot.forEach((key, dumped) -> tx.restore(key.getBytes(StandardCharsets.UTF_8), dumped.value(),
+                    RestoreArgs.Builder.ttl(Math.max(0, dumped.pttl()))));
+            assertThat(tx.exec().wasDiscarded()).isFalse();
+        }
     }
 
     @Test

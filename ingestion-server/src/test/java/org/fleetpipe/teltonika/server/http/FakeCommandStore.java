@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.TakenCommand;
 
@@ -29,7 +30,8 @@ final class FakeCommandStore implements CommandStore {
     volatile java.util.function.Consumer<String> onEnqueue = id -> { };
 
     @Override
-    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt) {
+    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt,
+                                         int maxAttempts) {
         if (mode == Mode.FAIL) {
             return CompletableFuture.failedFuture(redisDown());
         }
@@ -43,6 +45,7 @@ final class FakeCommandStore implements CommandStore {
         fields.put("command", text);
         fields.put("status", "queued");
         fields.put("attempts", "0");
+        fields.put("max_attempts", Integer.toString(maxAttempts));
         fields.put("created_at", "1700000000000");
         fields.put("expires_at", Long.toString(expiresAt));
         fields.put("history", "[{\"status\":\"queued\",\"at\":1700000000000}]");
@@ -71,7 +74,7 @@ final class FakeCommandStore implements CommandStore {
     }
 
     @Override
-    public CompletionStage<Long> requeue(Imei imei, TakenCommand command) {
+    public CompletionStage<CommandHandBack.Outcome> requeue(Imei imei, TakenCommand command) {
         throw new UnsupportedOperationException();
     }
 

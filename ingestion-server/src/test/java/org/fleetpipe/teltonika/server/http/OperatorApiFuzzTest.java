@@ -72,7 +72,7 @@ class OperatorApiFuzzTest {
     OperatorApiFuzzTest() {
         CommandSettings settings = new CommandSettings(Duration.ofSeconds(30), Duration.ofHours(1),
                 Duration.ofDays(7), 100, 512, Duration.ofSeconds(60), Duration.ofDays(7), 10000,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), 3, Duration.ofSeconds(5));
         CommandRoutes commands = new CommandRoutes(store, waiter, settings, IngestionMetrics.noop());
         DeviceRoutes devices = new DeviceRoutes(fakeRedis(), new RedisKeys("fuzz"), commands);
         store.onEnqueue = id -> finishedBeforeWait(waiter, id);

@@ -16,6 +16,7 @@ import org.fleetpipe.teltonika.janitor.JanitorMetrics;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.janitor.SweepResult;
+import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
 
@@ -51,7 +52,8 @@ public final class JanitorBenchmark {
 
                 RegistryJanitor janitor = new RegistryJanitor(async, keys,
                         new JanitorSettings(Duration.ofSeconds(60), 0, false, scanCount),
-                        new JanitorMetrics(new SimpleMeterRegistry()), Duration.ofSeconds(30));
+                        new JanitorMetrics(new SimpleMeterRegistry()), Duration.ofSeconds(30),
+                        new CommandHandBack(async, keys, 10_000, Duration.ofDays(7)));
                 long start = System.nanoTime();
                 SweepResult result = janitor.sweepOnce();
                 double seconds = (System.nanoTime() - start) / 1e9;

@@ -97,19 +97,38 @@ public final class CommandRoutes implements ApiRoute {
             reject(call, "bad-ttl", "ttl_ms must be 1.." + settings.maxTtl().toMillis());
             return;
         }
+        int maxAttempts = maxAttempts(body.get("max_attempts"));
+        if (maxAttempts < 0) {
+            reject(call, "bad-max-attempts", "max_attempts must be an integer 1.." + CommandSettings.MAX_ATTEMPTS_LIMIT);
+            return;
+        }
         String id = UUID.randomUUID().toString();
-        store.enqueue(id, imei, codec, text, System.currentTimeMillis() + ttlMs).whenComplete((length, error) -> {
-            if (error != null) {
-                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
-            } else if (length < 0) {
-                metrics.command("rejected");
-                call.error(HttpResponseStatus.TOO_MANY_REQUESTS, "queue-full", "device " + imei + " already has "
-                        + settings.maxQueuePerDevice() + " commands waiting");
-            } else {
-                metrics.command("queued");
-                answer(call, id, waitMs);
-            }
-        });
+        store.enqueue(id, imei, codec, text, System.currentTimeMillis() + ttlMs, maxAttempts)
+                .whenComplete((length, error) -> {
+                    if (error != null) {
+                        call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable",
+                                "Redis did not answer");
+                    } else if (length < 0) {
+                        metrics.command("rejected");
+                        call.error(HttpResponseStatus.TOO_MANY_REQUESTS, "queue-full", "device " + imei
+                                + " already has " + settings.maxQueuePerDevice() + " commands waiting");
+                    } else {
+                        metrics.command("queued");
+                        answer(call, id, waitMs);
+                    }
+                });
+    }
+
+    /** The request's sends (the setting when absent), or -1 for anything but an integer in range. */
+    private int maxAttempts(JsonNode node) {
+        if (node == null) {
+            return settings.maxAttempts();
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+            return -1;
+        }
+        int n = node.intValue();
+        return n >= 1 && n <= CommandSettings.MAX_ATTEMPTS_LIMIT ? n : -1;
     }
 
     private void answer(ApiRequest call, String id, long waitMs) {
@@ -158,6 +177,7 @@ public final class CommandRoutes implements ApiRoute {
         v.put("reason", fields.get("reason"));
         v.put("reply", fields.get("reply"));
         v.put("attempts", number(fields.get("attempts")));
+        v.put("max_attempts", number(fields.get("max_attempts")));
         v.put("created_at", number(fields.get("created_at")));
         v.put("sent_at", number(fields.get("sent_at")));
         v.put("replied_at", number(fields.get("replied_at")));
