@@ -461,7 +461,9 @@ class ManifestContractTest {
         assertThat(dockerfile).containsPattern("(?m)^ENTRYPOINT \\[\"java\",")
                 .contains("-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError")
                 .contains("ingestion-server.jar");
-        assertThat(dockerfile).contains("mvn -B -ntp -DskipTests package");
+        assertThat(dockerfile).contains("mvn -B -ntp -DskipTests -pl ingestion-server -am package")
+                .as("the image runs the slim jar: no test-kit, no embedded Redis")
+                .contains("cp ingestion-server/target/ingestion-server-slim.jar /ingestion-server.jar");
     }
 
     private static JsonNode env(JsonNode container, String name) {
