@@ -48,7 +48,7 @@ class ManifestContractTest {
                 "HEARTBEAT_TTL_MS", "HEARTBEAT_INTERVAL_MS", "JANITOR_INTERVAL_MS", "JANITOR_DRY_RUN", "API_TOKEN",
                 "SHUTDOWN_GRACE", "LOG_LEVEL");
         assertThat(SERVER.envNames()).containsEntry("INSTANCE_ID", "instance-id-prefix")
-                .containsEntry("LOG_LEVEL", "(logback)");
+                .containsEntry("LOG_LEVEL", "log.level");
     }
 
     // ---- ports and Services --------------------------------------------------------------
