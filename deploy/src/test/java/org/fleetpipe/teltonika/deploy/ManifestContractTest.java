@@ -241,7 +241,9 @@ class ManifestContractTest {
         used.addAll(m.literalEnvironment().keySet());
 
         assertThat(used).contains("INSTANCE_ID", "REDIS_URL", "API_TOKEN", "HEARTBEAT_TTL_MS", "JANITOR_INTERVAL_MS",
-                "LOG_LEVEL");
+                "LOG_LEVEL", "JDK_JAVA_OPTIONS");
+        // The java launcher's own variable (the memory flags, MemoryBudgetTest); every other one is the server's.
+        used.remove("JDK_JAVA_OPTIONS");
         assertThat(SERVER.envNames().keySet()).as("env vars the server reads").containsAll(used);
     }
 
@@ -459,7 +461,8 @@ class ManifestContractTest {
                 .containsPattern("(?m)^EXPOSE .*\\b8080\\b");
         assertThat(dockerfile).containsPattern("(?m)^USER " + runAsUser + "(:\\d+)?\\s*$");
         assertThat(dockerfile).containsPattern("(?m)^ENTRYPOINT \\[\"java\",")
-                .contains("-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError")
+                .contains("-XX:+ExitOnOutOfMemoryError")
+                .containsPattern("(?m)^ENV JDK_JAVA_OPTIONS=\"-XX:MaxRAMPercentage=\\d+ -XX:MaxDirectMemorySize=")
                 .contains("ingestion-server.jar");
         assertThat(dockerfile).contains("mvn -B -ntp -DskipTests -pl ingestion-server -am package")
                 .as("the image runs the slim jar: no test-kit, no embedded Redis")
