@@ -15,9 +15,8 @@
 --   previous  the generation before: checked, never added to, replaced at the next rename. So the
 --             last cap to 2 x cap identities are remembered, the newest always among them, even
 --             when a device replays an old backlog.
--- ARGV[1]  approximate MAXLEN ("0" = no cap), ARGV[2] dedup window (ms, "0" = off),
--- ARGV[3]  identities kept per device, ARGV[4] device info TTL (ms), ARGV[5] number of packets P;
---          then per packet:
+-- ARGV[1]  dedup window (ms, "0" = off), ARGV[2] identities kept per device, ARGV[3] device info
+--          TTL (ms), ARGV[4] number of packets P; then per packet:
 --   newest record time (ms), number of records R, number of fields F (0: same fields as the
 --   packet before), and when F > 0: F characters ("p" for a field whose value is the same for the
 --   whole packet: device, codec, receive time, instance; "r" for one with a value per record) and
@@ -26,20 +25,19 @@
 --   record by record.
 -- Returns the number of records stored per packet (the others were duplicates).
 -- Cost matters here: Redis runs this for every packet and is the pipeline's narrowest part. Names
--- and packet-wide values travel once per packet and fill a reused XADD table; the stream is
--- trimmed once per call, and one call carries the packets that reached an event loop together.
+-- and packet-wide values travel once per packet and fill a reused XADD table, and one call carries
+-- the packets that reached an event loop together. The stream is not trimmed here: trimming must
+-- respect the consumer groups' positions, and trim-stream.lua decides that once per second.
 -- The dedup state is two intsets, checked with one SMISMEMBER each: a sorted set (what this used
 -- before) cost more CPU and, past 128 members, ~14.5 KB per device against 1.3-2.7 KB; a string of
 -- identities searched in Lua cost more still (every big Lua string is copied and hashed).
-local maxlen = tonumber(ARGV[1])
-local window = ARGV[2]
+local window = ARGV[1]
 local dedup = tonumber(window) > 0
-local cap = tonumber(ARGV[3])
-local infoTtl = ARGV[4]
-local packets = tonumber(ARGV[5])
+local cap = tonumber(ARGV[2])
+local infoTtl = ARGV[3]
+local packets = tonumber(ARGV[4])
 local results = {}
-local anyStored = false
-local at = 6
+local at = 5
 local xadd, packetSlots, recordSlots
 for p = 1, packets do
   local info, recent, previous = KEYS[3 * p - 1], KEYS[3 * p], KEYS[3 * p + 1]
@@ -120,11 +118,6 @@ for p = 1, packets do
   if records > 0 and redis.call('PEXPIRE', info, infoTtl) == 1 then
     redis.call('HSET', info, 'last_record_at', newest)
   end
-  anyStored = anyStored or stored > 0
   results[p] = stored
-end
--- Trimmed once per call, not by each XADD: three arguments less per record is measurable here.
-if anyStored and maxlen > 0 then
-  redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', maxlen)
 end
 return results

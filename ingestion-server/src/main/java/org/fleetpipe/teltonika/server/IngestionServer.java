@@ -64,6 +64,10 @@ import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.metrics.MetricsBootstrap;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 import org.fleetpipe.teltonika.server.session.TakeoverListener;
+import org.fleetpipe.teltonika.server.metrics.StreamMetrics;
+import org.fleetpipe.teltonika.server.stream.StreamHealth;
+import org.fleetpipe.teltonika.server.stream.StreamRetention;
+import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.fleetpipe.teltonika.server.tcp.PipelineServices;
 import org.fleetpipe.teltonika.server.tcp.TcpChannelInitializer;
 import org.fleetpipe.teltonika.server.tcp.TcpServer;
@@ -101,6 +105,10 @@ public final class IngestionServer implements AutoCloseable {
     private ReplicaAckBatcher replicaAcks;
     private io.lettuce.core.api.StatefulRedisConnection<String, String> durableConnection;
     private QueueHealthMonitor queueHealth;
+    private StreamRetention streamRetention;
+    private TelemetryBackpressure backpressure;
+    private StreamHealth streamHealth;
+    private volatile boolean redisAnswered = true;
     private DenySweeper denySweeper;
     private Purger purger;
     private JanitorTicker janitor;
@@ -165,6 +173,10 @@ public final class IngestionServer implements AutoCloseable {
         }
 
         MetricsBootstrap.heartbeat(registry, heartbeat);
+        io.micrometer.core.instrument.Gauge.builder("teltonika.ready", this,
+                        server -> server.readinessWithoutRedis().ready() && server.redisAnswered ? 1 : 0)
+                .description("1 while /health/ready would answer 200 (Redis as of the last readiness probe)")
+                .register(registry);
 
         TrackedConnectionRegistry devices = new TrackedConnectionRegistry(
                 new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl()), pendingCalls);
@@ -178,7 +190,7 @@ public final class IngestionServer implements AutoCloseable {
                 "deny", new DenyListener(sessions, async, keys)));
         events.listen(id);
         TelemetryWriter writes;
-        TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(settings.telemetryStreamMaxLen(),
+        TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(
                 settings.dedupWindow(), settings.dedupPerDevice(), settings.deviceInfoTtl());
         if (settings.ackReplicas() > 0) {
             // WAIT blocks its connection, so these writes and their WAITs get one of their own.
@@ -194,6 +206,14 @@ public final class IngestionServer implements AutoCloseable {
         } else {
             writes = new RedisTelemetryWriter(async, keys, new TelemetryEntryMapper(identity::id), writeSettings);
         }
+        // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
+        backpressure = new TelemetryBackpressure(writes, settings.retention(),
+                settings.maxConnections() + settings.maxUdpInFlight());
+        writes = backpressure;
+        streamRetention = new StreamRetention(async, keys, settings.retention(), backpressure, metrics,
+                settings.redisCommandTimeout());
+        streamHealth = new StreamHealth(streamRetention::last, settings.retention(), backpressure);
+        StreamMetrics.bind(registry, streamRetention, backpressure);
         RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
         RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
@@ -207,7 +227,8 @@ public final class IngestionServer implements AutoCloseable {
             return token;
         });
         CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
-        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redisCommandTimeout(), registry);
+        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redisCommandTimeout(), registry,
+                streamHealth);
         denySweeper = new DenySweeper(sessions, async, keys, settings.denySweepInterval(),
                 settings.redisCommandTimeout());
         purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redisCommandTimeout());
@@ -250,6 +271,7 @@ public final class IngestionServer implements AutoCloseable {
                 events, sessions, devices, () -> onRemoteShutdown.run(), imei -> commands.wake(imei.value())));
         heartbeat.renewSoon();
         commands.start();
+        streamRetention.start();
         queueHealth.start();
         denySweeper.start();
         purger.start();
@@ -272,20 +294,38 @@ public final class IngestionServer implements AutoCloseable {
     }
 
     private CompletionStage<Readiness> readiness() {
-        if (stopping) {
-            return CompletableFuture.completedFuture(Readiness.notReady("stopping"));
-        }
-        if (replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5))) {
-            return CompletableFuture.completedFuture(Readiness.notReady("replicas do not confirm writes (ACK_REPLICAS="
-                    + settings.ackReplicas() + "): packets are not acknowledged"));
-        }
-        if (!heartbeat.isFresh()) {
-            return CompletableFuture.completedFuture(Readiness.notReady("heartbeat not renewed within two periods"));
+        Readiness known = readinessWithoutRedis();
+        if (!known.ready()) {
+            return CompletableFuture.completedFuture(known);
         }
         return redis.connection().async().ping().toCompletableFuture()
                 .orTimeout(2, TimeUnit.SECONDS)
-                .handle((pong, error) -> error == null ? Readiness.ok()
-                        : Readiness.notReady("redis does not answer"));
+                .handle((pong, error) -> {
+                    redisAnswered = error == null;
+                    return redisAnswered ? known : Readiness.notReady("redis does not answer")
+                            .withTelemetry(known.telemetry());
+                });
+    }
+
+    /** Everything readiness checks but a fresh PING; {@code teltonika_ready} shows it with the last PING's answer. */
+    private Readiness readinessWithoutRedis() {
+        String telemetry = streamHealth == null ? "healthy"
+                : streamHealth.assess(System.currentTimeMillis()).status().label();
+        if (stopping) {
+            return Readiness.notReady("stopping").withTelemetry(telemetry);
+        }
+        if (replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5))) {
+            return Readiness.notReady("replicas do not confirm writes (ACK_REPLICAS=" + settings.ackReplicas()
+                    + "): packets are not acknowledged").withTelemetry(telemetry);
+        }
+        String streamFull = streamHealth == null ? null : streamHealth.notAcknowledgingReason();
+        if (streamFull != null) {
+            return Readiness.notReady(streamFull).withTelemetry(telemetry);
+        }
+        if (!heartbeat.isFresh()) {
+            return Readiness.notReady("heartbeat not renewed within two periods").withTelemetry(telemetry);
+        }
+        return Readiness.ok().withTelemetry(telemetry);
     }
 
     private String redactedRedisUrl() {
@@ -325,6 +365,9 @@ public final class IngestionServer implements AutoCloseable {
         if (queueHealth != null) {
             queueHealth.close();
         }
+        if (streamRetention != null) {
+            streamRetention.close();
+        }
         if (purger != null) {
             purger.close();
         }
@@ -333,6 +376,10 @@ public final class IngestionServer implements AutoCloseable {
         tcp.stopReading(left(deadline));
         tlsTcp.stopReading(left(deadline));
         udp.stopReading();
+        if (backpressure != null) {
+            // Held packets would never be written now: their devices resend to another replica.
+            backpressure.close();
+        }
         if (!pendingCalls.awaitIdle(left(deadline))) {
             LOG.warn("{} packets or Redis calls still under way after {}; their devices get no ACK and will resend",
                     pendingCalls.pending(), settings.shutdownGrace());

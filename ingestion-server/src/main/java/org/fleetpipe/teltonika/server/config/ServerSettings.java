@@ -7,6 +7,7 @@ import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
+import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 
 /**
  * Every server setting, read and checked once at start.
@@ -47,7 +48,7 @@ public record ServerSettings(
         int maxUdpInFlight,
         Duration loginTimeout,
         Duration readIdleTimeout,
-        long telemetryStreamMaxLen,
+        StreamRetentionSettings retention,
         Duration dedupWindow,
         int ackReplicas,
         Duration ackReplicasTimeout,
@@ -69,7 +70,7 @@ public record ServerSettings(
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
                 refusalLogInterval, denySweepInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
-                maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, dedupWindow, ackReplicas,
+                maxUdpInFlight, loginTimeout, readIdleTimeout, retention, dedupWindow, ackReplicas,
                 ackReplicasTimeout, dedupPerDevice,
                 deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads);

@@ -27,6 +27,8 @@ import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
+import org.fleetpipe.teltonika.server.stream.RetentionMode;
+import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 
 /**
  * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
@@ -172,7 +174,7 @@ public final class SettingsLoader {
                 intIn(c, "limits.max-udp-in-flight", 1, 1_000_000),
                 positive(c, "timeouts.login"),
                 positive(c, "timeouts.read-idle"),
-                longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE),
+                retention(c),
                 notNegative(c, "telemetry.dedup-window"),
                 intIn(c, "telemetry.ack-replicas", 0, 100),
                 positive(c, "telemetry.ack-replicas-timeout"),
@@ -227,6 +229,21 @@ public final class SettingsLoader {
                     + ROOT + ".tls.key-file)");
         }
         return new TlsSettings(port, cert, key, positive(c, "tls.handshake-timeout"), positive(c, "tls.reload-check"));
+    }
+
+    private static StreamRetentionSettings retention(Config c) {
+        RetentionMode mode = RetentionMode.of(oneOf(c, "telemetry.retention.mode", RetentionMode.ACKNOWLEDGED.label(),
+                RetentionMode.DELIVERED.label()));
+        Duration degraded = positive(c, "telemetry.health.lag-degraded-age");
+        Duration unhealthy = positive(c, "telemetry.health.lag-unhealthy-age");
+        if (unhealthy.compareTo(degraded) < 0) {
+            throw refuse(c, "telemetry.health.lag-unhealthy-age", "must not be less than "
+                    + typed(c, "telemetry.health.lag-degraded-age"));
+        }
+        return new StreamRetentionSettings(longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE), mode,
+                positive(c, "telemetry.retention.interval"), longIn(c, "telemetry.max-unread", 0, Long.MAX_VALUE),
+                positive(c, "telemetry.backpressure.max-hold"), fraction(c, "telemetry.health.degraded-fraction"),
+                degraded, unhealthy);
     }
 
     private static AdmissionMode admissionMode(Config c, String key) {

@@ -1,17 +1,33 @@
 package org.fleetpipe.teltonika.server.http;
 
-/** Whether this instance should receive traffic, and why not. */
-public record Readiness(boolean ready, String reason) {
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Whether this instance should receive traffic, and why not.
+ *
+ * @param telemetry the telemetry stream's health (healthy, degraded, unhealthy): degraded still
+ *                  takes traffic, and says so
+ */
+public record Readiness(boolean ready, String reason, String telemetry) {
 
     public static Readiness ok() {
-        return new Readiness(true, "ok");
+        return new Readiness(true, "ok", "healthy");
     }
 
     public static Readiness notReady(String reason) {
-        return new Readiness(false, reason);
+        return new Readiness(false, reason, "healthy");
     }
 
-    java.util.Map<String, Object> toMap() {
-        return java.util.Map.of("status", ready ? "ready" : "not-ready", "reason", reason);
+    public Readiness withTelemetry(String status) {
+        return new Readiness(ready, reason, status);
+    }
+
+    Map<String, Object> toMap() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("status", ready ? "ready" : "not-ready");
+        map.put("reason", reason);
+        map.put("telemetry", telemetry);
+        return map;
     }
 }

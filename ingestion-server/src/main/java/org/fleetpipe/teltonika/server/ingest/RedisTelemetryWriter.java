@@ -35,7 +35,6 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
-    private final byte[] maxLen;
     private final TelemetryEntryMapper mapper;
     private final boolean dedup;
     private final byte[] dedupWindowMillis;
@@ -53,7 +52,6 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                                 TelemetryWriteSettings settings) {
         this.redis = redis;
         this.keys = keys;
-        this.maxLen = RespArguments.preEncoded(Long.toString(settings.streamMaxLen()));
         this.mapper = mapper;
         this.dedup = settings.dedupWindow().toMillis() > 0;
         this.dedupWindowMillis = RespArguments.preEncoded(Long.toString(Math.max(0, settings.dedupWindow().toMillis())));
@@ -131,7 +129,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             String imei = item.imei().value();
             args.text(keys.deviceInfo(imei)).text(keys.dedupRecent(imei)).text(keys.dedupPrevious(imei));
         }
-        args.encoded(maxLen).encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
+        args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
                 .number(items.size());
         CodecId previousCodec = null;
         for (Prepared p : prepared) {

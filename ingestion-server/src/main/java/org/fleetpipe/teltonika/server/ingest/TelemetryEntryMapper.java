@@ -12,14 +12,21 @@ import org.fleetpipe.teltonika.registry.RespArguments;
 /**
  * The stream entry fields of the contract, in the contract's order, written straight into the
  * script call's arguments: the field names and the values every record of a packet shares (device,
- * codec, receive time, instance) once per packet, the other values per record.
+ * codec, receive time, instance, schema version) once per packet, the other values per record.
  */
 public final class TelemetryEntryMapper {
 
+    /**
+     * The entry layout's version, in every entry's {@code schema} field (TELEMETRY.md): raised only
+     * when a field changes meaning or goes away; a new field keeps it.
+     */
+    public static final String SCHEMA_VERSION = "1";
+    private static final byte[] ENCODED_SCHEMA_VERSION = RespArguments.preEncoded(SCHEMA_VERSION);
+
     private static final List<String> FIELDS = List.of("imei", "codec", "ts", "rx", "priority", "lat", "lon",
-            "alt", "angle", "sat", "speed", "event", "io", "instance");
+            "alt", "angle", "sat", "speed", "event", "io", "instance", "schema");
     private static final List<String> FIELDS_WITH_GEN = List.of("imei", "codec", "ts", "rx", "priority", "lat",
-            "lon", "alt", "angle", "sat", "speed", "event", "gen", "io", "instance");
+            "lon", "alt", "angle", "sat", "speed", "event", "gen", "io", "instance", "schema");
     private static final byte[][] ENCODED = encode(FIELDS);
     private static final byte[][] ENCODED_WITH_GEN = encode(FIELDS_WITH_GEN);
     /** Per field: 'p' when the whole packet has one value (written by appendPacketValues), 'r' per record. */
@@ -73,6 +80,7 @@ public final class TelemetryEntryMapper {
         out.text(codec.label());
         out.number(receivedAtMillis);
         out.encoded(instanceBulk());
+        out.encoded(ENCODED_SCHEMA_VERSION);
     }
 
     /** Appends the values of one record, in field order ('r' in the pattern). */
@@ -155,7 +163,8 @@ public final class TelemetryEntryMapper {
     private static String pattern(List<String> names) {
         StringBuilder pattern = new StringBuilder(names.size());
         for (String name : names) {
-            boolean packetWide = name.equals("imei") || name.equals("codec") || name.equals("rx") || name.equals("instance");
+            boolean packetWide = name.equals("imei") || name.equals("codec") || name.equals("rx") || name.equals("instance")
+                    || name.equals("schema");
             pattern.append(packetWide ? 'p' : 'r');
         }
         return pattern.toString();

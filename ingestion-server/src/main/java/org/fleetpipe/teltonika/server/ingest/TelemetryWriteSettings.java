@@ -5,12 +5,11 @@ import java.time.Duration;
 /**
  * What the telemetry writer needs from the settings.
  *
- * @param streamMaxLen   approximate cap of the telemetry stream; 0 for none
  * @param dedupWindow    how long a record's identity is remembered; zero turns deduplication off
  * @param dedupPerDevice identities kept per device (one generation; two are checked)
  * @param deviceInfoTtl  a device's info hash lives this long after its last login or record
  */
-public record TelemetryWriteSettings(long streamMaxLen, Duration dedupWindow, int dedupPerDevice,
+public record TelemetryWriteSettings(Duration dedupWindow, int dedupPerDevice,
                                      Duration deviceInfoTtl) {
 
     public TelemetryWriteSettings {

@@ -15,6 +15,7 @@ import java.util.function.ToDoubleFunction;
 import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.fleetpipe.teltonika.registry.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.stream.StreamHealth;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +28,8 @@ public final class QueueHealthMonitor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(QueueHealthMonitor.class);
     private static final int MAX_DEVICES = 10_000;
-    static final List<String> QUEUES = List.of("pending-commands", "inflight-commands", "dlq-frames", "dlq-commands");
+    static final List<String> QUEUES = List.of("pending-commands", "inflight-commands", "dlq-frames", "dlq-commands",
+            StreamHealth.QUEUE);
 
     /** The last computed state. */
     public record Report(HealthStatus status, List<QueueHealth> queues, long computedAt) {
@@ -37,15 +39,18 @@ public final class QueueHealthMonitor implements AutoCloseable {
     private final RedisKeys keys;
     private final OpsSettings settings;
     private final Duration timeout;
+    private final StreamHealth stream;
     private final ScheduledExecutorService thread;
-    private volatile Report last = new Report(HealthStatus.HEALTHY, List.of(), 0);
+    private volatile Report computed = new Report(HealthStatus.HEALTHY, List.of(), 0);
 
+    /** {@code stream} is assessed at every read from state the retention pass keeps; the others on the ticker. */
     public QueueHealthMonitor(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
-                              Duration timeout, MeterRegistry meters) {
+                              Duration timeout, MeterRegistry meters, StreamHealth stream) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;
         this.timeout = timeout;
+        this.stream = stream;
         this.thread = BackgroundThreads.single("queue-health");
         for (String queue : QUEUES) {
             gauge(meters, "teltonika.queue.size", queue, QueueHealth::size);
@@ -53,12 +58,12 @@ public final class QueueHealthMonitor implements AutoCloseable {
             gauge(meters, "teltonika.queue.stuck", queue, QueueHealth::stuck);
             gauge(meters, "teltonika.queue.status", queue, q -> q.status().ordinal());
         }
-        Gauge.builder("teltonika.queue.health", this, m -> m.last.status().ordinal())
+        Gauge.builder("teltonika.queue.health", this, m -> m.last().status().ordinal())
                 .description("worst queue status: 0 healthy, 1 degraded, 2 unhealthy").register(meters);
     }
 
     private void gauge(MeterRegistry meters, String name, String queue, ToDoubleFunction<QueueHealth> value) {
-        Gauge.builder(name, this, m -> m.last.queues().stream().filter(q -> q.queue().equals(queue))
+        Gauge.builder(name, this, m -> m.last().queues().stream().filter(q -> q.queue().equals(queue))
                 .mapToDouble(value).findFirst().orElse(0)).tag("queue", queue).register(meters);
     }
 
@@ -66,19 +71,25 @@ public final class QueueHealthMonitor implements AutoCloseable {
         thread.scheduleWithFixedDelay(this::tick, 0, settings.healthInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** The queues the ticker computed last, with the telemetry stream as of now. */
     public Report last() {
-        return last;
+        Report report = computed;
+        QueueHealth now = stream.assess(System.currentTimeMillis());
+        List<QueueHealth> queues = new ArrayList<>(report.queues());
+        queues.add(now);
+        return new Report(HealthStatus.worst(report.status(), now.status()), List.copyOf(queues),
+                report.computedAt());
     }
 
     private void tick() {
         try {
-            last = compute();
+            computed = compute();
         } catch (RuntimeException e) {
             LOG.warn("queue health could not be computed: {}", e.toString());
         }
     }
 
-    /** Computes now (on the caller's thread, which may block: never an event loop). */
+    /** Computes the queues kept in Redis now (on the caller's thread, which may block: never an event loop). */
     public Report compute() {
         long now = System.currentTimeMillis();
         long stuckBefore = now - settings.stuckAfter().toMillis();

@@ -10,6 +10,7 @@ public enum DisconnectReason {
     REJECTED_FRAME("rejected-frame"),
     TOO_MANY_QUEUED_FRAMES("too-many-queued-frames"),
     REDIS_FAILURE("redis-failure"),
+    STREAM_FULL("stream-full"),
     CONNECTION_LIMIT("connection-limit"),
     ADDRESS_LIMIT("address-limit"),
     DENIED("denied"),

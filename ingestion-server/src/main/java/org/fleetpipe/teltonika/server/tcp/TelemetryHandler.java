@@ -14,6 +14,7 @@ import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
+import org.fleetpipe.teltonika.server.stream.StreamFull;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +82,11 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
 
     private void afterWrite(Channel channel, DeviceSession session, AvlPacket packet, Integer stored, Throwable error,
                             long startNanos) {
+        if (StreamFull.is(error)) {
+            // Counted and logged by the back-pressure, once for all devices, not per packet.
+            Disconnector.close(channel, DisconnectReason.STREAM_FULL, "telemetry stream full: records not acknowledged");
+            return;
+        }
         if (error != null) {
             metrics.redisError("telemetry-write");
             LOG.warn("records not stored, no ACK imei={} records={}: {}", session.imeiText(), packet.size(),

@@ -18,6 +18,7 @@ import org.fleetpipe.teltonika.server.admission.Admission;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.stream.StreamFull;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,6 +130,10 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
             metrics.login(false, refused.reason);
             refusals.refused(refused.reason + "/" + imei, "UDP datagram refused imei={} reason={}", imei,
                     refused.reason);
+            return;
+        }
+        if (StreamFull.is(cause)) {
+            // No ACK: the device resends later. Counted and logged by the back-pressure.
             return;
         }
         if (error != null) {

@@ -189,9 +189,9 @@ class DedupIT {
         try (StatefulRedisConnection<String, String> c1 = redis.client().connect();
              StatefulRedisConnection<String, String> c2 = redis.client().connect()) {
             RedisTelemetryWriter w1 = new RedisTelemetryWriter(c1.async(), keys, new TelemetryEntryMapper("a-1"),
-                    new TelemetryWriteSettings(0, Duration.ofHours(1), 128, Duration.ofDays(7)));
+                    new TelemetryWriteSettings(Duration.ofHours(1), 128, Duration.ofDays(7)));
             RedisTelemetryWriter w2 = new RedisTelemetryWriter(c2.async(), keys, new TelemetryEntryMapper("b-1"),
-                    new TelemetryWriteSettings(0, Duration.ofHours(1), 128, Duration.ofDays(7)));
+                    new TelemetryWriteSettings(Duration.ofHours(1), 128, Duration.ofDays(7)));
             Imei imei = new Imei(IMEI);
             for (int round = 0; round < 200; round++) {
                 AvlPacket packet = new RandomAvl(1000 + round).packet(CodecId.CODEC_8, 4);

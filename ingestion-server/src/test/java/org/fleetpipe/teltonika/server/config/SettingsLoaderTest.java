@@ -80,7 +80,7 @@ class SettingsLoaderTest {
         assertThat(s.maxUdpInFlight()).isEqualTo(ref.getInt("limits.max-udp-in-flight"));
         assertThat(s.loginTimeout()).isEqualTo(ref.getDuration("timeouts.login"));
         assertThat(s.readIdleTimeout()).isEqualTo(ref.getDuration("timeouts.read-idle"));
-        assertThat(s.telemetryStreamMaxLen()).isEqualTo(ref.getLong("telemetry.stream-max-len"));
+        assertThat(s.retention().maxLenWithoutGroups()).isEqualTo(ref.getLong("telemetry.stream-max-len"));
         assertThat(s.deadLetterMaxEntries()).isEqualTo(ref.getInt("dead-letters.max-entries"));
         assertThat(s.deadLetterMaxFrameBytes()).isEqualTo(ref.getInt("dead-letters.max-frame-bytes"));
         assertThat(s.shutdownGrace()).isEqualTo(ref.getDuration("shutdown.grace"));
@@ -139,7 +139,7 @@ class SettingsLoaderTest {
         assertThat(s.maxQueuedFrames()).isEqualTo(4);
         assertThat(s.loginTimeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(s.readIdleTimeout()).isEqualTo(Duration.ofMinutes(3));
-        assertThat(s.telemetryStreamMaxLen()).as("0 = no cap").isZero();
+        assertThat(s.retention().maxLenWithoutGroups()).as("0 = no cap").isZero();
         assertThat(s.shutdownGrace()).isEqualTo(Duration.ofMillis(1500));
     }
 

@@ -90,7 +90,8 @@ class TelemetryEntryMapperTest {
                 "speed", "65535",
                 "event", "239",
                 "io", "{\"21\":3}",
-                "instance", INSTANCE);
+                "instance", INSTANCE,
+                "schema", "1");
     }
 
     @Test
@@ -100,13 +101,13 @@ class TelemetryEntryMapperTest {
         mapper.appendPacketValues(IMEI, CodecId.CODEC_8, RX, out);
         mapper.appendRecordValues(CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()), out);
 
-        assertThat(out.strings()).startsWith("earlier", "42").hasSize(2 + 14);
-        assertThat(out.count()).isEqualTo(16);
+        assertThat(out.strings()).startsWith("earlier", "42").hasSize(2 + 15);
+        assertThat(out.count()).isEqualTo(17);
     }
 
     @ParameterizedTest
     @EnumSource(value = CodecId.class, names = {"CODEC_8", "CODEC_8E", "CODEC_16"})
-    void valuePattern_whenEachAvlCodec_thenOnlyDeviceCodecReceiveTimeAndInstanceArePacketWide(CodecId codec) {
+    void valuePattern_whenEachAvlCodec_thenOnlyDeviceCodecReceiveTimeInstanceAndSchemaArePacketWide(CodecId codec) {
         List<String> names = TelemetryEntryMapper.fieldNames(codec);
         String pattern = TelemetryEntryMapper.valuePattern(codec);
         RespArguments out = new RespArguments(16);
@@ -120,7 +121,7 @@ class TelemetryEntryMapperTest {
                 packetWide.add(names.get(i));
             }
         }
-        assertThat(packetWide).containsExactly("imei", "codec", "rx", "instance");
+        assertThat(packetWide).containsExactly("imei", "codec", "rx", "instance", "schema");
     }
 
     @ParameterizedTest
@@ -184,7 +185,7 @@ class TelemetryEntryMapperTest {
         assertThat(e).containsEntry("gen", "7");
         assertThat(e.keySet()).containsSubsequence("event", "gen", "io");
         assertThat(e.keySet()).containsExactly("imei", "codec", "ts", "rx", "priority", "lat", "lon", "alt", "angle",
-                "sat", "speed", "event", "gen", "io", "instance");
+                "sat", "speed", "event", "gen", "io", "instance", "schema");
     }
 
     @Test

@@ -43,7 +43,7 @@ class DeviceInfoRefreshIT {
         connection = redis.client().connect();
         commands = connection.sync();
         writer = new RedisTelemetryWriter(connection.async(), keys, new TelemetryEntryMapper("info-1"),
-                new TelemetryWriteSettings(0, Duration.ofHours(1), 128, INFO_TTL));
+                new TelemetryWriteSettings(Duration.ofHours(1), 128, INFO_TTL));
     }
 
     @AfterEach

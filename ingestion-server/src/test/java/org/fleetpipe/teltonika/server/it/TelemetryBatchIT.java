@@ -52,7 +52,7 @@ class TelemetryBatchIT {
         connection = redis.client().connect();
         commands = redis.client().connect().sync();
         writer = new RedisTelemetryWriter(connection.async(), new RedisKeys(""), new TelemetryEntryMapper("batch-1"),
-                new TelemetryWriteSettings(0, Duration.ofHours(1), 128, Duration.ofDays(7)));
+                new TelemetryWriteSettings(Duration.ofHours(1), 128, Duration.ofDays(7)));
     }
 
     @AfterEach

@@ -30,6 +30,7 @@ public final class ExpectedEntries {
         }
         fields.add("io");
         fields.add("instance");
+        fields.add("schema");
         return fields;
     }
 
@@ -53,6 +54,7 @@ public final class ExpectedEntries {
             }
             e.put("io", sorted(IoJson.expected(r.io())));
             e.put("instance", instance);
+            e.put("schema", "1");
             out.add(e);
         }
         return out;
@@ -78,6 +80,7 @@ public final class ExpectedEntries {
             }
             e.put("io", sorted(IoJson.canonical(n.get("io"))));
             e.put("instance", instance);
+            e.put("schema", "1");
             out.add(e);
         }
         return out;

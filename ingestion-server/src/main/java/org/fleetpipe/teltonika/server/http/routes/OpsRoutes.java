@@ -75,6 +75,7 @@ public final class OpsRoutes {
             entry.put("oldest_age_ms", q.oldestAgeMs());
             entry.put("stuck", q.stuck());
             entry.put("status", q.status().label());
+            entry.putAll(q.detail());
             queues.add(entry);
         }
         Map<String, Object> body = new LinkedHashMap<>();

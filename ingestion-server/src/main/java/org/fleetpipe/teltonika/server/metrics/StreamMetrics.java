@@ -1,0 +1,90 @@
+package org.fleetpipe.teltonika.server.metrics;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.ToDoubleBiFunction;
+import org.fleetpipe.teltonika.server.stream.GroupPosition;
+import org.fleetpipe.teltonika.server.stream.StreamRetention;
+import org.fleetpipe.teltonika.server.stream.StreamSnapshot;
+import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
+
+/**
+ * The telemetry stream's meters: its length against the cap, each consumer group's lag and
+ * pending entries, and the back-pressure. Per-group series carry the group's name (chosen by the
+ * downstream teams, a handful); at most {@link #MAX_GROUPS}, the furthest behind, are shown.
+ */
+public final class StreamMetrics {
+
+    static final int MAX_GROUPS = 50;
+
+    private final List<MultiGauge> perGroup = new ArrayList<>();
+    private final List<ToDoubleBiFunction<GroupPosition, StreamSnapshot>> values = new ArrayList<>();
+
+    /** Registers the meters; per-group series follow the retention pass's groups at each scrape. */
+    public static void bind(MeterRegistry registry, StreamRetention retention, TelemetryBackpressure backpressure) {
+        StreamMetrics m = new StreamMetrics();
+        Gauge.builder("teltonika.telemetry.stream.length", retention, r -> r.last().length())
+                .description("entries in the telemetry stream after the last retention pass").register(registry);
+        Gauge.builder("teltonika.telemetry.stream.max.unread", retention, r -> r.settings().maxUnread())
+                .description("entries the stream may hold for consumer groups before packets are not acknowledged "
+                        + "(0 = no cap)").register(registry);
+        Gauge.builder("teltonika.telemetry.stream.groups", retention, r -> r.last().groups().size())
+                .description("consumer groups reading the telemetry stream").register(registry);
+        FunctionCounter.builder("teltonika.telemetry.stream.trimmed", retention, StreamRetention::trimmedTotal)
+                .description("entries trimmed by this instance: read by every group, or past the cap when no group "
+                        + "exists").register(registry);
+        Gauge.builder("teltonika.telemetry.backpressure", backpressure, b -> b.engaged() ? 1 : 0)
+                .description("1 while packets are not acknowledged because consumer groups are too far behind")
+                .register(registry);
+        FunctionCounter.builder("teltonika.telemetry.backpressure.engaged", backpressure,
+                TelemetryBackpressure::engagedTotal).register(registry);
+        Gauge.builder("teltonika.telemetry.held.packets", backpressure, TelemetryBackpressure::held)
+                .description("packets held unacknowledged now, waiting for the back-pressure to lift")
+                .register(registry);
+        FunctionCounter.builder("teltonika.telemetry.held", backpressure, TelemetryBackpressure::heldTotal)
+                .description("packets held by back-pressure").register(registry);
+        FunctionCounter.builder("teltonika.telemetry.hold.expired", backpressure, TelemetryBackpressure::expiredTotal)
+                .description("held packets given up (connection closed, no ACK): the stream stayed full")
+                .register(registry);
+        m.group(registry, "teltonika.telemetry.group.lag", "entries not yet delivered to the group (estimated "
+                + "from entry times before Redis 7)", GroupPosition::lag);
+        m.group(registry, "teltonika.telemetry.group.oldest.undelivered.age.seconds",
+                "age of the oldest entry not yet delivered to the group",
+                (g, s) -> g.oldestUndeliveredAgeMs(System.currentTimeMillis()) / 1000.0);
+        m.group(registry, "teltonika.telemetry.group.pending", "entries delivered to the group, not acknowledged",
+                (g, s) -> g.pending());
+        m.group(registry, "teltonika.telemetry.group.oldest.pending.age.seconds",
+                "age of the group's oldest entry delivered but not acknowledged",
+                (g, s) -> g.oldestPendingAgeMs(System.currentTimeMillis()) / 1000.0);
+        m.group(registry, "teltonika.telemetry.group.consumers", "consumers the group knows",
+                (g, s) -> g.consumers());
+        retention.onPass(m::show);
+    }
+
+    private void group(MeterRegistry registry, String name, String description,
+                       ToDoubleBiFunction<GroupPosition, StreamSnapshot> value) {
+        perGroup.add(MultiGauge.builder(name).description(description).register(registry));
+        values.add(value);
+    }
+
+    /** Brings the per-group series in line with a pass's groups (a deleted group's series go). */
+    private void show(StreamSnapshot stream) {
+        List<GroupPosition> groups = new ArrayList<>(stream.groups());
+        groups.sort(Comparator.comparingLong((GroupPosition g) -> g.lag(stream) + g.pending()).reversed());
+        List<GroupPosition> top = groups.subList(0, Math.min(MAX_GROUPS, groups.size()));
+        for (int i = 0; i < perGroup.size(); i++) {
+            ToDoubleBiFunction<GroupPosition, StreamSnapshot> value = values.get(i);
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            for (GroupPosition g : top) {
+                rows.add(MultiGauge.Row.of(Tags.of("group", g.name()), () -> value.applyAsDouble(g, stream)));
+            }
+            perGroup.get(i).register(rows, true);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package org.fleetpipe.teltonika.server.stream;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.fleetpipe.teltonika.registry.BackgroundThreads;
+import org.fleetpipe.teltonika.registry.Blocking;
+import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Trims the telemetry stream once per interval, off the packets' path, to what its consumer groups
+ * still need (trim-stream.lua), keeps what it saw for metrics and health, and tells the
+ * back-pressure gate. Every instance runs it; the trim is idempotent, so replicas need no leader.
+ */
+public final class StreamRetention implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamRetention.class);
+    private static final LuaScript TRIM = LuaScript.fromResource("stream/trim-stream.lua");
+    /** Entries one pass may remove: bounds the pass's time in Redis (whole nodes are freed, ~1 ms per 100k). */
+    static final int TRIM_LIMIT = 250_000;
+    private static final int GROUP_FIELDS = 7;
+    private static final long WARN_EVERY_MS = 60_000;
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final StreamRetentionSettings settings;
+    private final TelemetryBackpressure backpressure;
+    private final IngestionMetrics metrics;
+    private final Duration timeout;
+    private final ScheduledExecutorService thread;
+    private final AtomicLong trimmedTotal = new AtomicLong();
+    private final List<Consumer<StreamSnapshot>> listeners = new CopyOnWriteArrayList<>();
+    private volatile StreamSnapshot last = StreamSnapshot.NONE;
+    private long warnedAt;
+
+    public StreamRetention(RedisAsyncCommands<String, String> redis, RedisKeys keys, StreamRetentionSettings settings,
+                           TelemetryBackpressure backpressure, IngestionMetrics metrics, Duration timeout) {
+        this.redis = redis;
+        this.keys = keys;
+        this.settings = settings;
+        this.backpressure = backpressure;
+        this.metrics = metrics;
+        this.timeout = timeout;
+        this.thread = BackgroundThreads.single("stream-retention");
+    }
+
+    public void start() {
+        thread.scheduleWithFixedDelay(this::tick, 0, settings.interval().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void tick() {
+        try {
+            StreamSnapshot snapshot = pass();
+            last = snapshot;
+            backpressure.update(snapshot);
+            for (Consumer<StreamSnapshot> listener : listeners) {
+                listener.accept(snapshot);
+            }
+        } catch (RuntimeException e) {
+            metrics.redisError("stream-retention");
+            long now = System.currentTimeMillis();
+            if (now - warnedAt >= WARN_EVERY_MS) {
+                warnedAt = now;
+                LOG.warn("telemetry stream retention pass failed (retried every {}; logged once a minute): {}",
+                        settings.interval(), e.toString());
+            }
+            // The gate keeps its state: with Redis failing, no packet is acknowledged anyway.
+            backpressure.expireHeld();
+        }
+    }
+
+    /** One pass: trim, then measure. Blocks the calling thread (never an event loop). */
+    public StreamSnapshot pass() {
+        List<Object> raw = Blocking.await(TRIM.<List<Object>>call(redis, ScriptOutputType.MULTI,
+                new String[] {keys.telemetry()}, Long.toString(settings.maxLenWithoutGroups()),
+                settings.mode().label(), Integer.toString(TRIM_LIMIT)), timeout);
+        StreamSnapshot snapshot = parse(raw, System.currentTimeMillis());
+        trimmedTotal.addAndGet(snapshot.trimmed());
+        return snapshot;
+    }
+
+    /** trim-stream.lua's answer (layout in the script). */
+    static StreamSnapshot parse(List<Object> raw, long now) {
+        int groupCount = (int) number(raw.get(2));
+        List<GroupPosition> groups = new ArrayList<>(groupCount);
+        for (int g = 0, at = 5; g < groupCount; g++, at += GROUP_FIELDS) {
+            groups.add(new GroupPosition(text(raw.get(at)), number(raw.get(at + 1)), number(raw.get(at + 2)),
+                    text(raw.get(at + 3)), text(raw.get(at + 4)), number(raw.get(at + 5)), text(raw.get(at + 6))));
+        }
+        return new StreamSnapshot(number(raw.get(0)), number(raw.get(1)), text(raw.get(3)), text(raw.get(4)),
+                List.copyOf(groups), now);
+    }
+
+    private static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
+    }
+
+    private static String text(Object value) {
+        return value == null ? "" : String.valueOf(value);
+    }
+
+    /** Called on the retention thread after each successful pass. */
+    public void onPass(Consumer<StreamSnapshot> listener) {
+        listeners.add(listener);
+    }
+
+    /** What the last pass saw ({@link StreamSnapshot#NONE} before the first). */
+    public StreamSnapshot last() {
+        return last;
+    }
+
+    /** Entries removed by this instance's passes since start. */
+    public long trimmedTotal() {
+        return trimmedTotal.get();
+    }
+
+    public StreamRetentionSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+    }
+}

@@ -1,0 +1,176 @@
+package org.fleetpipe.teltonika.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lettuce.core.Consumer;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlRecord;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.WithRedis;
+import org.fleetpipe.teltonika.server.IngestionServer;
+import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A consumer group that stops reading: the stream grows past the count cap without losing an
+ * entry; at the hard cap the next packet gets no ACK, the metric, queue health and readiness say
+ * why; once the group reads and acknowledges, the held packet is written and acknowledged by itself.
+ */
+@WithRedis
+class StreamBackpressureIT {
+
+    private static final String TOKEN = "stream-backpressure-test-token-0123456789";
+    private static final int CAP = 200;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private StatefulRedisConnection<String, String> connection;
+    private RedisCommands<String, String> redis;
+    private IngestionServer server;
+
+    @BeforeEach
+    void start(RedisFixture fixture) throws Exception {
+        connection = fixture.client().connect();
+        redis = connection.sync();
+        redis.xgroupCreate(XReadArgs.StreamOffset.from("telemetry", "0"), "downstream",
+                XGroupCreateArgs.Builder.mkstream());
+        server = ItServer.start(fixture, false, Map.of("telemetry.stream-max-len", 20, "telemetry.max-unread", CAP,
+                "telemetry.retention.interval", "100ms", "api-token", TOKEN));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+        connection.close();
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpAddress().getPort() + path))
+                .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode streamQueue() throws Exception {
+        for (JsonNode q : json.readTree(get("/api/v1/health/queues").body()).get("queues")) {
+            if (q.get("queue").asText().equals("telemetry-stream")) {
+                return q;
+            }
+        }
+        throw new AssertionError("no telemetry-stream queue");
+    }
+
+    private static String key(String imei, AvlRecord r) {
+        return imei + ":" + r.timestamp();
+    }
+
+    @Test
+    void groupStopsReading_thenNoAckAtTheCap_andAckingResumesOnceItCatchesUp() throws Exception {
+        RandomAvl random = new RandomAvl(18L);
+        Set<String> acknowledged = new HashSet<>();
+        int acknowledgedRecords = 0;
+        String imei = TestImeis.WIKI;
+        try (DeviceClient device = DeviceClient.connect(ItServer.loopback(server.tcpAddress()))) {
+            assertThat(device.login(imei)).isEqualTo(1);
+            // Past the count cap (20): kept, the group has read none of it.
+            AvlPacket held;
+            CompletableFuture<Long> heldAck;
+            while (true) {
+                AvlPacket packet = random.packet(CodecId.CODEC_8E, 10);
+                device.send(Frames.avl(packet));
+                CompletableFuture<Long> ack = readAckAsync(device);
+                // Either the ACK comes, or the server holds the packet (and then no ACK can come yet).
+                await().atMost(Duration.ofSeconds(20)).until(() -> ack.isDone() || heldPackets() > 0);
+                if (!ack.isDone()) {
+                    held = packet;
+                    heldAck = ack;
+                    break;
+                }
+                assertThat(ack.get()).isEqualTo(packet.size());
+                packet.records().forEach(r -> acknowledged.add(key(imei, r)));
+                acknowledgedRecords += packet.size();
+                assertThat(acknowledgedRecords).as("stopped acknowledging near the cap").isLessThan(CAP + 200);
+            }
+            assertThat(acknowledgedRecords).isGreaterThanOrEqualTo(CAP);
+            assertThat(redis.xlen("telemetry")).isGreaterThanOrEqualTo(CAP);
+
+            // Said by the metric, queue health and readiness.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(get("/metrics").body()).contains("teltonika_telemetry_backpressure 1.0")
+                        .contains("teltonika_telemetry_held_packets 1.0");
+                JsonNode q = streamQueue();
+                assertThat(q.get("status").asText()).isEqualTo("unhealthy");
+                assertThat(q.get("backpressure").asBoolean()).isTrue();
+                assertThat(q.get("groups").get(0).get("group").asText()).isEqualTo("downstream");
+                HttpResponse<String> ready = get("/health/ready");
+                assertThat(ready.statusCode()).isEqualTo(503);
+                assertThat(ready.body()).contains("telemetry stream full");
+            });
+
+            // The group catches up: everything it reads was acknowledged or is the held packet's.
+            assertThat(heldAck).isNotDone();
+            List<StreamMessage<String, String>> read = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                List<StreamMessage<String, String>> batch = redis.xreadgroup(Consumer.from("downstream", "c1"),
+                        XReadArgs.Builder.count(100), XReadArgs.StreamOffset.lastConsumed("telemetry"));
+                if (!batch.isEmpty()) {
+                    read.addAll(batch);
+                    redis.xack("telemetry", "downstream", batch.stream().map(StreamMessage::getId).toArray(String[]::new));
+                }
+                return heldAck.isDone();
+            });
+            assertThat(heldAck.get()).isEqualTo(held.size());
+            held.records().forEach(r -> acknowledged.add(key(imei, r)));
+            acknowledgedRecords += held.size();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(get("/health/ready").statusCode()).isEqualTo(200));
+            read.addAll(redis.xreadgroup(Consumer.from("downstream", "c1"), XReadArgs.Builder.count(1000),
+                    XReadArgs.StreamOffset.lastConsumed("telemetry")));
+
+            Set<String> delivered = new HashSet<>();
+            read.forEach(m -> delivered.add(m.getBody().get("imei") + ":" + m.getBody().get("ts")));
+            assertThat(delivered).as("every acknowledged record reached the group").containsAll(acknowledged);
+            assertThat(read).as("each once").hasSize(acknowledgedRecords);
+            assertThat(get("/metrics").body()).contains("teltonika_telemetry_backpressure 0.0")
+                    .contains("teltonika_telemetry_held_total 1.0");
+        }
+    }
+
+    private static CompletableFuture<Long> readAckAsync(DeviceClient device) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return device.readAck();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    private double heldPackets() {
+        return server.metrics().registry().get("teltonika.telemetry.held.packets").gauge().value();
+    }
+}

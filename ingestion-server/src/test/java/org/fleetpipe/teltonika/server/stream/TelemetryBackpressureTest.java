@@ -1,0 +1,117 @@
+package org.fleetpipe.teltonika.server.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
+import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
+import org.junit.jupiter.api.Test;
+
+/** The gate between the packets and the writer: closed past the cap, open again below 90 % of it. */
+class TelemetryBackpressureTest {
+
+    private static final Imei IMEI = Imei.parse(TestImeis.WIKI, true);
+    private static final StreamRetentionSettings SETTINGS = new StreamRetentionSettings(1000,
+            RetentionMode.ACKNOWLEDGED, Duration.ofSeconds(1), 100, Duration.ofSeconds(60), 0.5, Duration.ofMinutes(5),
+            Duration.ofMinutes(30));
+    private static final GroupPosition GROUP = new GroupPosition("g", 1, 0, "0-0", "", 100, "1-0");
+
+    private final FakeTelemetryWriter writer = new FakeTelemetryWriter();
+    private long now = TimeUnit.SECONDS.toNanos(1000);
+    private final TelemetryBackpressure gate = new TelemetryBackpressure(writer, SETTINGS, 3, () -> now);
+    private final AvlPacket packet = new RandomAvl(7).packet(CodecId.CODEC_8, 2);
+
+    private static StreamSnapshot stream(long length, boolean withGroup) {
+        return new StreamSnapshot(length, 0, "1-0", "2-0", withGroup ? List.of(GROUP) : List.of(), 1);
+    }
+
+    @Test
+    void belowTheCap_thenWritesGoStraightThrough() {
+        gate.update(stream(99, true));
+
+        gate.write(IMEI, packet, 1);
+
+        assertThat(gate.engaged()).isFalse();
+        assertThat(writer.count()).isEqualTo(1);
+    }
+
+    @Test
+    void atTheCapWithAGroup_thenHeldUnwrittenUntilBelowNinetyPercent() {
+        gate.update(stream(100, true));
+        CompletableFuture<Integer> held = gate.write(IMEI, packet, 1).toCompletableFuture();
+
+        assertThat(gate.engaged()).isTrue();
+        assertThat(writer.count()).as("not written, so not acknowledged").isZero();
+        assertThat(gate.held()).isEqualTo(1);
+
+        gate.update(stream(95, true));
+        assertThat(gate.engaged()).as("95 is not below the resume mark of 90").isTrue();
+        assertThat(writer.count()).isZero();
+
+        gate.update(stream(89, true));
+        assertThat(gate.engaged()).isFalse();
+        assertThat(writer.count()).as("written once released").isEqualTo(1);
+        writer.write(0).succeed();
+        assertThat(held).isCompletedWithValue(packet.size());
+        assertThat(gate.held()).isZero();
+        assertThat(gate.heldTotal()).isEqualTo(1);
+        assertThat(gate.engagedTotal()).isEqualTo(1);
+    }
+
+    @Test
+    void longWithoutAGroup_thenNeverEngaged() {
+        gate.update(stream(1_000_000, false));
+
+        assertThat(gate.engaged()).isFalse();
+    }
+
+    @Test
+    void heldLongerThanMaxHold_thenFailsAsStreamFull() {
+        gate.update(stream(100, true));
+        CompletableFuture<Integer> held = gate.write(IMEI, packet, 1).toCompletableFuture();
+
+        now += TimeUnit.SECONDS.toNanos(59);
+        gate.update(stream(100, true));
+        assertThat(held).isNotDone();
+        now += TimeUnit.SECONDS.toNanos(2);
+        gate.update(stream(100, true));
+
+        assertThat(held).isCompletedExceptionally();
+        assertThat(held.handle((v, e) -> StreamFull.is(e)).join()).isTrue();
+        assertThat(gate.expiredTotal()).isEqualTo(1);
+        assertThat(gate.held()).isZero();
+        assertThat(writer.count()).isZero();
+    }
+
+    @Test
+    void moreThanMaxHeld_thenTheExtraFailsAtOnce() {
+        gate.update(stream(100, true));
+        for (int i = 0; i < 3; i++) {
+            gate.write(IMEI, packet, 1);
+        }
+
+        CompletableFuture<Integer> extra = gate.write(IMEI, packet, 1).toCompletableFuture();
+
+        assertThat(extra).isCompletedExceptionally();
+        assertThat(gate.held()).isEqualTo(3);
+    }
+
+    @Test
+    void closed_thenHeldPacketsFailAndNewOnesToo() {
+        gate.update(stream(100, true));
+        CompletableFuture<Integer> held = gate.write(IMEI, packet, 1).toCompletableFuture();
+
+        gate.close();
+
+        assertThat(held).isCompletedExceptionally();
+        assertThat(gate.write(IMEI, packet, 1).toCompletableFuture()).isCompletedExceptionally();
+        assertThat(writer.count()).isZero();
+    }
+}

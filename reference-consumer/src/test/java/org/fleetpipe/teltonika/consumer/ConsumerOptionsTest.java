@@ -1,0 +1,54 @@
+package org.fleetpipe.teltonika.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConsumerOptionsTest {
+
+    @Test
+    void noArguments_thenDefaultsAndRedisUrlFromTheEnvironment() {
+        ConsumerOptions o = ConsumerOptions.parse(new String[0], Map.of("REDIS_URL", "redis://h:1"));
+
+        assertThat(o.redisUrl()).isEqualTo("redis://h:1");
+        assertThat(o.stream()).isEqualTo("telemetry");
+        assertThat(o.group()).isEqualTo("reference");
+        assertThat(o.from()).isEqualTo("0");
+        assertThat(o.count()).isEqualTo(500);
+        assertThat(o.block()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(o.claimIdle()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(o.untilIdle()).isZero();
+        assertThat(o.jsonLines()).isFalse();
+    }
+
+    @Test
+    void everyOption_thenParsed() {
+        ConsumerOptions o = ConsumerOptions.parse(new String[] {"--redis-url", "redis://x:2", "--stream", "ns:telemetry",
+                "--group", "g", "--consumer", "c", "--from", "$", "--count", "10", "--block", "500ms", "--claim-idle",
+                "5m", "--progress", "0", "--until-idle", "3s", "--duration", "1h", "--max-entries", "7", "--output",
+                "jsonl"}, Map.of());
+
+        assertThat(o).isEqualTo(new ConsumerOptions("redis://x:2", "ns:telemetry", "g", "c", "$", 10,
+                Duration.ofMillis(500), Duration.ofMinutes(5), Duration.ZERO, Duration.ofSeconds(3), Duration.ofHours(1),
+                7, true));
+    }
+
+    @Test
+    void badValues_thenOneClearMessage() {
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--from", "1"}, Map.of()))
+                .hasMessageContaining("--from must be 0 or $");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--count", "0"}, Map.of()))
+                .hasMessageContaining("--count must be a whole number");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--block", "2x"}, Map.of()))
+                .hasMessageContaining("--block must be a duration");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--block", "0"}, Map.of()))
+                .hasMessageContaining("--block must be more than 0");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--group"}, Map.of()))
+                .hasMessageContaining("--group needs a value");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--nope", "1"}, Map.of()))
+                .hasMessageContaining("unknown option --nope");
+    }
+}
