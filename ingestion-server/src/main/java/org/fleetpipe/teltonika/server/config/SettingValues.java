@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.server.config;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
@@ -74,7 +75,7 @@ final class SettingValues {
 
     static String string(Config c, String key) {
         ConfigValue v = value(c, key);
-        if (v.unwrapped() instanceof java.util.Map || v.unwrapped() instanceof java.util.List) {
+        if (v.valueType() == ConfigValueType.OBJECT || v.valueType() == ConfigValueType.LIST) {
             throw refuse(c, key, "must be a single value");
         }
         return String.valueOf(v.unwrapped());

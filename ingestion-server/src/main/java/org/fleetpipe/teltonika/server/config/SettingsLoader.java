@@ -1,7 +1,6 @@
 package org.fleetpipe.teltonika.server.config;
 
 import static org.fleetpipe.teltonika.server.config.SettingValues.bool;
-import static org.fleetpipe.teltonika.server.config.SettingValues.duration;
 import static org.fleetpipe.teltonika.server.config.SettingValues.fraction;
 import static org.fleetpipe.teltonika.server.config.SettingValues.intIn;
 import static org.fleetpipe.teltonika.server.config.SettingValues.longIn;
