@@ -51,6 +51,9 @@ public final class LocalRedisServer implements AutoCloseable {
     // Its own empty directory per launch: redis-server loads a dump.rdb it finds in its working
     // directory at start, and a replica (or a primary feeding one) writes one there.
     private volatile Path workDir;
+    // stop() in a shutdown hook may race this class's own hook, and whoever halts the JVM must
+    // not do so while the other is still deleting: the second caller waits here for the first.
+    private final Object workDirLock = new Object();
     private volatile boolean paused;
     private volatile OutputTail output = new OutputTail();
     private Thread shutdownHook;
@@ -328,15 +331,17 @@ public final class LocalRedisServer implements AutoCloseable {
     }
 
     private void discardWorkDir() {
-        Path dir = workDir;
-        workDir = null;
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // A leftover in the temp directory is harmless; the next launch gets a new one.
+        synchronized (workDirLock) {
+            Path dir = workDir;
+            workDir = null;
+            if (dir == null) {
+                return;
+            }
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            } catch (IOException | UncheckedIOException e) {
+                // A leftover in the temp directory is harmless; the next launch gets a new one.
+            }
         }
     }
 
