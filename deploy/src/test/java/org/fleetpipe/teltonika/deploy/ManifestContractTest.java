@@ -48,7 +48,7 @@ class ManifestContractTest {
                 "HEARTBEAT_TTL_MS", "HEARTBEAT_INTERVAL_MS", "JANITOR_INTERVAL_MS", "JANITOR_DRY_RUN", "API_TOKEN",
                 "SHUTDOWN_GRACE", "LOG_LEVEL");
         assertThat(SERVER.envNames()).containsEntry("INSTANCE_ID", "instance-id-prefix")
-                .containsEntry("LOG_LEVEL", "(logback)");
+                .containsEntry("LOG_LEVEL", "log.level");
     }
 
     // ---- ports and Services --------------------------------------------------------------
@@ -241,7 +241,9 @@ class ManifestContractTest {
         used.addAll(m.literalEnvironment().keySet());
 
         assertThat(used).contains("INSTANCE_ID", "REDIS_URL", "API_TOKEN", "HEARTBEAT_TTL_MS", "JANITOR_INTERVAL_MS",
-                "LOG_LEVEL");
+                "LOG_LEVEL", "JDK_JAVA_OPTIONS");
+        // The java launcher's own variable (the memory flags, MemoryBudgetTest); every other one is the server's.
+        used.remove("JDK_JAVA_OPTIONS");
         assertThat(SERVER.envNames().keySet()).as("env vars the server reads").containsAll(used);
     }
 
@@ -459,9 +461,12 @@ class ManifestContractTest {
                 .containsPattern("(?m)^EXPOSE .*\\b8080\\b");
         assertThat(dockerfile).containsPattern("(?m)^USER " + runAsUser + "(:\\d+)?\\s*$");
         assertThat(dockerfile).containsPattern("(?m)^ENTRYPOINT \\[\"java\",")
-                .contains("-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError")
+                .contains("-XX:+ExitOnOutOfMemoryError")
+                .containsPattern("(?m)^ENV JDK_JAVA_OPTIONS=\"-XX:MaxRAMPercentage=\\d+ -XX:MaxDirectMemorySize=")
                 .contains("ingestion-server.jar");
-        assertThat(dockerfile).contains("mvn -B -ntp -DskipTests package");
+        assertThat(dockerfile).contains("mvn -B -ntp -DskipTests -pl ingestion-server -am package")
+                .as("the image runs the slim jar: no test-kit, no embedded Redis")
+                .contains("cp ingestion-server/target/ingestion-server-slim.jar /ingestion-server.jar");
     }
 
     private static JsonNode env(JsonNode container, String name) {

@@ -6,10 +6,7 @@ import io.lettuce.core.metrics.MicrometerOptions;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +30,6 @@ import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
 import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
-import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
 import org.fleetpipe.teltonika.server.admission.DenyListener;
 import org.fleetpipe.teltonika.server.admission.DenySweeper;
 import org.fleetpipe.teltonika.server.admission.RedisAdmission;
@@ -43,6 +39,7 @@ import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
 import org.fleetpipe.teltonika.server.http.ApiRoute;
 import org.fleetpipe.teltonika.server.http.routes.AdmissionRoutes;
 import org.fleetpipe.teltonika.server.http.routes.CommandRoutes;
@@ -101,7 +98,7 @@ public final class IngestionServer implements AutoCloseable {
     private final PendingCalls pendingCalls = new PendingCalls();
     private final SessionTable sessions = new SessionTable();
     private Runnable onRemoteShutdown;
-    private LocalRedisServer embeddedRedis;
+    private DevelopmentRedis embeddedRedis;
     private RedisConnector redis;
     private InstanceIdentity identity;
     private HeartbeatRenewer heartbeat;
@@ -291,23 +288,10 @@ public final class IngestionServer implements AutoCloseable {
     }
 
     private String startEmbeddedRedis() {
-        LocalRedisServer.Builder builder = LocalRedisServer.builder();
-        int wanted = settings.embeddedRedisPort();
-        if (wanted > 0 && portFree(wanted)) {
-            builder.port(wanted);
-        }
-        embeddedRedis = builder.build().start();
+        embeddedRedis = DevelopmentRedis.start(settings.embeddedRedisPort());
         LOG.warn("REDIS_URL is not set: started an embedded Redis for development at {} ({}). "
-                + "Set REDIS_URL in production.", embeddedRedis.uri(), embeddedRedis.binary().description());
+                + "Set REDIS_URL in production.", embeddedRedis.uri(), embeddedRedis.description());
         return embeddedRedis.uri();
-    }
-
-    private static boolean portFree(int port) {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static String version() {

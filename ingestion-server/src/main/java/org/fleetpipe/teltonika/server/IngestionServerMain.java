@@ -5,6 +5,7 @@ import org.fleetpipe.teltonika.registry.InstanceConflictException;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsException;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
+import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +27,9 @@ public final class IngestionServerMain {
         ServerSettings settings;
         try {
             settings = SettingsLoader.load();
+            if (settings.redisUrl().isEmpty()) {
+                DevelopmentRedis.requireAvailable();
+            }
         } catch (SettingsException e) {
             System.err.println("configuration error: " + e.getMessage());
             System.exit(2);

@@ -21,8 +21,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.testing.RedisFixture;
-import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -20,8 +20,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.fleetpipe.teltonika.registry.testing.RedisFixture;
-import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.cluster.ServerProcess;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,24 @@
 package org.fleetpipe.teltonika.server.config;
 
+import static org.fleetpipe.teltonika.server.config.SettingValues.bool;
+import static org.fleetpipe.teltonika.server.config.SettingValues.fraction;
+import static org.fleetpipe.teltonika.server.config.SettingValues.intIn;
+import static org.fleetpipe.teltonika.server.config.SettingValues.longIn;
+import static org.fleetpipe.teltonika.server.config.SettingValues.notNegative;
+import static org.fleetpipe.teltonika.server.config.SettingValues.oneOf;
+import static org.fleetpipe.teltonika.server.config.SettingValues.port;
+import static org.fleetpipe.teltonika.server.config.SettingValues.positive;
+import static org.fleetpipe.teltonika.server.config.SettingValues.refuse;
+import static org.fleetpipe.teltonika.server.config.SettingValues.string;
+import static org.fleetpipe.teltonika.server.config.SettingValues.typed;
+
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigResolveOptions;
+import com.typesafe.config.ConfigValueFactory;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
@@ -18,11 +32,12 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 /**
  * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
  * over application.conf over reference.conf. Any bad value becomes one {@link SettingsException}
- * naming the key.
+ * naming the variable, the key and the value typed ({@link SettingValues}).
  */
 public final class SettingsLoader {
 
-    private static final String ROOT = "teltonika.server";
+    private static final String ROOT = SettingValues.ROOT;
+    private static final String[] LOG_LEVELS = {"trace", "debug", "info", "warn", "error", "off"};
 
     private SettingsLoader() {
     }
@@ -34,18 +49,55 @@ public final class SettingsLoader {
 
     /** As {@link #load()}, with {@code overrides} (paths under {@code teltonika.server}) on top; for tests. */
     public static ServerSettings load(Map<String, ?> overrides) {
+        return load(ConfigFactory.systemEnvironment(), overrides);
+    }
+
+    /** As {@link #load(Map)} with {@code environment} standing in for the process environment; for tests. */
+    static ServerSettings loadWithEnvironment(Map<String, String> environment, Map<String, ?> overrides) {
+        return load(ConfigValueFactory.fromMap(environment, SettingValues.ENV_ORIGIN).toConfig(), overrides);
+    }
+
+    private static ServerSettings load(Config environment, Map<String, ?> overrides) {
         try {
-            ConfigFactory.invalidateCaches();
-            Config config = ConfigFactory.parseMap(prefixed(overrides), "test overrides")
-                    .withFallback(ConfigFactory.parseResourcesAnySyntax("env-overrides"))
-                    .withFallback(ConfigFactory.systemProperties())
-                    .withFallback(ConfigFactory.defaultApplication())
-                    .withFallback(ConfigFactory.defaultReference())
-                    .resolve(ConfigResolveOptions.defaults());
-            return from(config.getConfig(ROOT));
+            return from(resolve(environment, overrides));
         } catch (ConfigException e) {
-            throw new SettingsException(e.getMessage(), e);
+            // A broken application.conf, say; the values themselves are checked in from().
+            throw new SettingsException(e.getMessage().replaceAll("[\\r\\n]+", " "), e);
         }
+    }
+
+    /**
+     * {@code LOG_FORMAT} as logback needs it before the settings are checked: {@code json} or
+     * {@code text}, in any case; anything else is {@code text} here and refused by {@link #load()}.
+     */
+    public static String logFormat() {
+        return leniently("log.format", "text", "text", "json");
+    }
+
+    /** {@code LOG_LEVEL} for logback, in upper case; a bad value is INFO here and refused by {@link #load()}. */
+    public static String logLevel() {
+        return leniently("log.level", "info", LOG_LEVELS).toUpperCase(Locale.ROOT);
+    }
+
+    private static String leniently(String key, String fallback, String... allowed) {
+        try {
+            return oneOf(resolve(ConfigFactory.systemEnvironment(), Map.of()), key, allowed);
+        } catch (RuntimeException e) {
+            return fallback;
+        }
+    }
+
+    private static Config resolve(Config environment, Map<String, ?> overrides) {
+        ConfigFactory.invalidateCaches();
+        // The environment sits at the root, where env-overrides.conf's ${?NAME} finds it.
+        return ConfigFactory.parseMap(prefixed(overrides), "test overrides")
+                .withFallback(ConfigFactory.parseResourcesAnySyntax("env-overrides"))
+                .withFallback(ConfigFactory.systemProperties())
+                .withFallback(ConfigFactory.defaultApplication())
+                .withFallback(ConfigFactory.defaultReference())
+                .withFallback(environment)
+                .resolve(ConfigResolveOptions.noSystem())
+                .getConfig(ROOT);
     }
 
     private static Map<String, Object> prefixed(Map<String, ?> overrides) {
@@ -66,32 +118,35 @@ public final class SettingsLoader {
         } catch (IllegalArgumentException e) {
             throw new SettingsException(ROOT + ".limits: " + e.getMessage(), e);
         }
-        String url = c.getString("redis.url").trim();
-        String token = c.getString("api-token").trim();
+        String url = string(c, "redis.url").trim();
+        String token = string(c, "api-token").trim();
         Duration ttl = positive(c, "heartbeat.ttl");
         Duration interval = positive(c, "heartbeat.interval");
         if (interval.multipliedBy(2).compareTo(ttl) > 0) {
-            throw new SettingsException(ROOT + ".heartbeat.interval (HEARTBEAT_INTERVAL_MS): " + interval.toMillis()
-                    + " ms must be at most half of heartbeat.ttl (HEARTBEAT_TTL_MS) " + ttl.toMillis() + " ms");
+            throw refuse(c, "heartbeat.interval", interval.toMillis() + " ms must be at most half of "
+                    + typed(c, "heartbeat.ttl") + ", " + ttl.toMillis() + " ms");
         }
+        // Read by logback before this (logFormat, logLevel); checked here so a typo stops the start.
+        oneOf(c, "log.format", "text", "json");
+        oneOf(c, "log.level", LOG_LEVELS);
         ServerSettings s = new ServerSettings(
-                bindAddress(c.getString("bind-address")),
+                bindAddress(c, "bind-address"),
                 port(c, "tcp-port"),
                 port(c, "udp-port"),
                 port(c, "http-port"),
                 tls(c),
-                url.isEmpty() ? Optional.empty() : Optional.of(redisUrl(url)),
+                url.isEmpty() ? Optional.empty() : Optional.of(redisUrl(c, url)),
                 positive(c, "redis.command-timeout"),
-                c.getString("redis.namespace"),
+                string(c, "redis.namespace"),
                 port(c, "redis.embedded-port"),
-                c.getString("instance-id-prefix"),
+                string(c, "instance-id-prefix"),
                 token.isEmpty() ? Optional.empty() : Optional.of(token),
                 ttl,
                 interval,
                 intIn(c, "registry.max-known-instances", 10, 10_000_000),
                 positive(c, "registry.device-info-ttl"),
                 new JanitorSettings(positive(c, "janitor.interval"), fraction(c, "janitor.jitter"),
-                        c.getBoolean("janitor.dry-run"), intIn(c, "janitor.scan-count", 1, 100_000)),
+                        bool(c, "janitor.dry-run"), intIn(c, "janitor.scan-count", 1, 100_000)),
                 new CommandSettings(positive(c, "commands.reply-timeout"), positive(c, "commands.default-ttl"),
                         positive(c, "commands.max-ttl"), intIn(c, "commands.max-queue-per-device", 1, 100_000),
                         intIn(c, "commands.max-command-bytes", 1, 65_536), positive(c, "commands.max-wait"),
@@ -108,8 +163,8 @@ public final class SettingsLoader {
                         longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE),
                         positive(c, "dead-letters.ttl"), positive(c, "ops.purge.interval"),
                         intIn(c, "ops.purge.orphan-scan-per-pass", 1, 10_000_000)),
-                c.getBoolean("imei-luhn-check"),
-                admissionMode(c.getString("admission.mode")),
+                bool(c, "imei-luhn-check"),
+                admissionMode(c, "admission.mode"),
                 positive(c, "admission.refusal-log-interval"),
                 positive(c, "admission.deny-sweep-interval"),
                 intIn(c, "limits.max-connections-per-address", 0, 10_000_000),
@@ -128,15 +183,14 @@ public final class SettingsLoader {
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
                 positive(c, "shutdown.grace"),
-                c.getDuration("shutdown.drain-window"),
+                notNegative(c, "shutdown.drain-window"),
                 intIn(c, "io-threads", 0, 1024));
         return s;
     }
 
-    private static String redisUrl(String url) {
+    private static String redisUrl(Config c, String url) {
         if (!url.startsWith("redis://") && !url.startsWith("rediss://") && !url.startsWith("redis-sentinel://")) {
-            throw new SettingsException(ROOT + ".redis.url (REDIS_URL): must start with redis://, rediss:// or "
-                    + "redis-sentinel://");
+            throw refuse(c, "redis.url", "must start with redis://, rediss:// or redis-sentinel://");
         }
         io.lettuce.core.RedisURI parsed;
         try {
@@ -147,8 +201,8 @@ public final class SettingsLoader {
         boolean sentinel = url.startsWith("redis-sentinel://");
         if (parsed == null || (!sentinel && !hostAndPortValid(url))
                 || (isBlank(parsed.getHost()) && parsed.getSentinels().isEmpty())) {
-            // Never echo the URL: it may hold a password.
-            throw new SettingsException(ROOT + ".redis.url (REDIS_URL): not a valid Redis URL (host and port?)");
+            // The value is never echoed (SettingValues): it may hold a password.
+            throw refuse(c, "redis.url", "not a valid Redis URL (host and port?)");
         }
         return url;
     }
@@ -169,27 +223,23 @@ public final class SettingsLoader {
 
     private static TlsSettings tls(Config c) {
         int port = port(c, "tls.port");
-        String cert = c.getString("tls.cert-file").trim();
-        String key = c.getString("tls.key-file").trim();
+        String cert = string(c, "tls.cert-file").trim();
+        String key = string(c, "tls.key-file").trim();
         if (port > 0 && (cert.isEmpty() || key.isEmpty())) {
-            throw new SettingsException(ROOT + ".tls.port (TLS_PORT): " + port + " needs tls.cert-file (TLS_CERT_FILE) "
-                    + "and tls.key-file (TLS_KEY_FILE)");
+            throw refuse(c, "tls.port", "needs TLS_CERT_FILE (" + ROOT + ".tls.cert-file) and TLS_KEY_FILE ("
+                    + ROOT + ".tls.key-file)");
         }
         return new TlsSettings(port, cert, key, positive(c, "tls.handshake-timeout"), positive(c, "tls.reload-check"));
     }
 
     private static StreamRetentionSettings retention(Config c) {
-        String modeText = c.getString("telemetry.retention.mode");
-        RetentionMode mode = RetentionMode.of(modeText);
-        if (mode == null) {
-            throw new SettingsException(ROOT + ".telemetry.retention.mode (TELEMETRY_RETENTION): must be acknowledged "
-                    + "or delivered, got " + modeText);
-        }
+        RetentionMode mode = RetentionMode.of(oneOf(c, "telemetry.retention.mode", RetentionMode.ACKNOWLEDGED.label(),
+                RetentionMode.DELIVERED.label()));
         Duration degraded = positive(c, "telemetry.health.lag-degraded-age");
         Duration unhealthy = positive(c, "telemetry.health.lag-unhealthy-age");
         if (unhealthy.compareTo(degraded) < 0) {
-            throw new SettingsException(ROOT + ".telemetry.health.lag-unhealthy-age (TELEMETRY_LAG_UNHEALTHY_AGE): "
-                    + unhealthy + " must not be less than lag-degraded-age (TELEMETRY_LAG_DEGRADED_AGE) " + degraded);
+            throw refuse(c, "telemetry.health.lag-unhealthy-age", "must not be less than "
+                    + typed(c, "telemetry.health.lag-degraded-age"));
         }
         return new StreamRetentionSettings(longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE), mode,
                 notNegative(c, "telemetry.retention.min-age"), positive(c, "telemetry.retention.interval"), longIn(c, "telemetry.max-unread", 0, Long.MAX_VALUE),
@@ -197,63 +247,16 @@ public final class SettingsLoader {
                 degraded, unhealthy);
     }
 
-    private static AdmissionMode admissionMode(String text) {
-        AdmissionMode mode = AdmissionMode.of(text);
-        if (mode == null) {
-            throw new SettingsException(ROOT + ".admission.mode (DEVICE_ADMISSION): must be open or allow-list, got "
-                    + text);
-        }
-        return mode;
+    private static AdmissionMode admissionMode(Config c, String key) {
+        return AdmissionMode.of(oneOf(c, key, AdmissionMode.OPEN.label(), AdmissionMode.ALLOW_LIST.label()));
     }
 
-    private static String bindAddress(String address) {
+    private static String bindAddress(Config c, String key) {
+        String address = string(c, key);
         if (!io.netty.util.NetUtil.isValidIpV4Address(address) && !io.netty.util.NetUtil.isValidIpV6Address(address)
                 && !"localhost".equals(address)) {
-            throw new SettingsException(ROOT + ".bind-address (BIND_ADDRESS): not an IP address: " + address);
+            throw refuse(c, key, "not an IP address");
         }
         return address;
-    }
-
-    /** 0 binds any free port (tests); for udp-port it turns UDP off. */
-    private static int port(Config c, String key) {
-        return intIn(c, key, 0, 65535);
-    }
-
-    private static int intIn(Config c, String key, int min, int max) {
-        long v = longIn(c, key, min, max);
-        return (int) v;
-    }
-
-    private static long longIn(Config c, String key, long min, long max) {
-        long v = c.getLong(key);
-        if (v < min || v > max) {
-            throw new SettingsException(ROOT + "." + key + ": " + v + " is outside " + min + ".." + max);
-        }
-        return v;
-    }
-
-    private static double fraction(Config c, String key) {
-        double v = c.getDouble(key);
-        if (v < 0 || v > 1) {
-            throw new SettingsException(ROOT + "." + key + ": " + v + " is outside 0..1");
-        }
-        return v;
-    }
-
-    private static Duration notNegative(Config c, String key) {
-        Duration d = c.getDuration(key);
-        if (d.isNegative()) {
-            throw new SettingsException(ROOT + "." + key + ": must not be negative, got " + d);
-        }
-        return d;
-    }
-
-    private static Duration positive(Config c, String key) {
-        Duration d = c.getDuration(key);
-        // Timers here work in whole milliseconds: 500us would become 0 and fail later, less clearly.
-        if (d.toMillis() < 1) {
-            throw new SettingsException(ROOT + "." + key + ": must be at least 1 ms, got " + d);
-        }
-        return d;
     }
 }

@@ -9,8 +9,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
-import org.fleetpipe.teltonika.registry.testing.RedisFixture;
-import org.fleetpipe.teltonika.registry.testing.WithRedis;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.junit.jupiter.api.Test;
 

@@ -2,10 +2,13 @@ package org.fleetpipe.teltonika.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -33,12 +36,25 @@ class ServerJarProcessIT {
                 assertThat(device.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
             }
             assertThat(httpStatus(server.httpPort, "/health/ready")).isEqualTo(200);
+            Path redisDir = redisWorkingDirectory(redisPort);
+            assertThat(redisDir).isDirectory();
 
             server.terminate();
             assertThat(server.process().waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s: %s", server.output())
                     .isTrue();
             server.awaitLog("stopped:", Duration.ofSeconds(5));
             assertThat(portAccepts(redisPort)).as("the embedded redis-server stopped with the server").isFalse();
+            // Removed on a SIGTERM too, where the server's stop races the launcher's own shutdown hook.
+            assertThat(redisDir).as("the embedded redis-server's own directory").doesNotExist();
+        }
+    }
+
+    private static Path redisWorkingDirectory(int port) {
+        RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return Path.of(connection.sync().configGet("dir").get("dir"));
+        } finally {
+            client.shutdown();
         }
     }
 

@@ -20,21 +20,23 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ServerProcess implements AutoCloseable {
 
-    /** The shaded jar, seen from the ingestion-server module or from a sibling module. */
-    static final Path JAR = Files.exists(Path.of("target", "ingestion-server.jar"))
-            ? Path.of("target", "ingestion-server.jar") : Path.of("..", "ingestion-server", "target", "ingestion-server.jar");
+    /** The shaded development jar, seen from the ingestion-server module or from a sibling module. */
+    static final Path JAR = built("ingestion-server.jar");
+    /** The container image's jar: no test-kit, so no embedded Redis. */
+    static final Path SLIM_JAR = built("ingestion-server-slim.jar");
 
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
+    private final Thread pump;
     public final int tcpPort;
     public final int httpPort;
 
-    private ServerProcess(Map<String, String> env, int tcpPort, int httpPort) throws IOException {
+    private ServerProcess(Path jar, Map<String, String> env, int tcpPort, int httpPort) throws IOException {
         this.tcpPort = tcpPort;
         this.httpPort = httpPort;
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         ProcessBuilder builder = new ProcessBuilder(Files.isExecutable(java) ? java.toString() : "java", "-jar",
-                JAR.toString()).redirectErrorStream(true);
+                jar.toString()).redirectErrorStream(true);
         builder.environment().remove("REDIS_URL");
         builder.environment().put("TCP_PORT", Integer.toString(tcpPort));
         builder.environment().put("UDP_PORT", "0");
@@ -43,7 +45,7 @@ public final class ServerProcess implements AutoCloseable {
         builder.environment().put("DRAIN_WINDOW", "0s");
         builder.environment().putAll(env);
         process = builder.start();
-        Thread pump = new Thread(this::pump, "server-output-" + tcpPort);
+        pump = new Thread(this::pump, "server-output-" + tcpPort);
         pump.setDaemon(true);
         pump.start();
     }
@@ -56,9 +58,24 @@ public final class ServerProcess implements AutoCloseable {
     /** Starts the jar on the given ports (a restarted replica keeps its address) and waits for its ready line. */
     public static ServerProcess start(Map<String, String> env, int tcpPort, int httpPort)
             throws IOException, InterruptedException {
-        ServerProcess server = new ServerProcess(env, tcpPort, httpPort);
+        ServerProcess server = launch(JAR, env, tcpPort, httpPort);
         server.awaitLog("ready:", Duration.ofSeconds(60));
         return server;
+    }
+
+    /** Starts {@code jar} with {@code env} on free ports without waiting for anything. */
+    public static ServerProcess launch(Path jar, Map<String, String> env) throws IOException {
+        return launch(jar, env, freePort(), freePort());
+    }
+
+    private static ServerProcess launch(Path jar, Map<String, String> env, int tcpPort, int httpPort)
+            throws IOException {
+        return new ServerProcess(jar, env, tcpPort, httpPort);
+    }
+
+    private static Path built(String jar) {
+        Path here = Path.of("target", jar);
+        return Files.exists(here) ? here : Path.of("..", "ingestion-server", "target", jar);
     }
 
     public void awaitLog(String text, Duration timeout) throws InterruptedException {
@@ -73,6 +90,15 @@ public final class ServerProcess implements AutoCloseable {
             }
             TimeUnit.MILLISECONDS.sleep(20);
         }
+    }
+
+    /** Waits for the process to exit on its own and for its last output line; returns the exit code. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("still running after " + timeout + ": " + output);
+        }
+        pump.join(timeout.toMillis());
+        return process.exitValue();
     }
 
     public boolean logContains(String text) {

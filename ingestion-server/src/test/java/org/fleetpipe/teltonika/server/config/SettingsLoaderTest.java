@@ -186,12 +186,123 @@ class SettingsLoaderTest {
             "io-threads | -1",
             "admission.deny-sweep-interval | 0s",
             "registry.device-info-ttl | 500us"})
-    void load_whenValueBad_thenSettingsExceptionNamingTheKeyInOneLine(String key, String value) {
+    void load_whenValueBad_thenSettingsExceptionNamingTheKeyTheVariableAndTheValueInOneLine(String key, String value) {
+        String variable = EnvNames.of(key).orElseThrow();
+        String shown = key.equals("redis.url") ? "<hidden>" : value.contains(" ") ? '"' + value + '"' : value;
+
         assertThatThrownBy(() -> SettingsLoader.load(Map.of(key, value)))
                 .isInstanceOf(SettingsException.class)
                 .message()
-                .contains(key)
+                .startsWith("teltonika.server." + key + "=" + shown + " (env " + variable + "): ")
                 .doesNotContain("\n");
+    }
+
+    // ---- as an operator types them: environment variables, through the real loader ----------
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "TCP_PORT | abc | TCP_PORT=abc (teltonika.server.tcp-port): must be a whole number in 0..65535",
+            "TCP_PORT | 5027.5 | TCP_PORT=5027.5 (teltonika.server.tcp-port): must be a whole number in 0..65535",
+            "UDP_PORT | 70000 | UDP_PORT=70000 (teltonika.server.udp-port): must be a whole number in 0..65535",
+            "SHUTDOWN_GRACE | 10 | SHUTDOWN_GRACE=10 (teltonika.server.shutdown.grace): needs a unit, such as 10s or"
+                    + " 10ms (a bare number is milliseconds only for variables ending in _MS)",
+            "DEDUP_WINDOW | 3600000 | DEDUP_WINDOW=3600000 (teltonika.server.telemetry.dedup-window): needs a unit,"
+                    + " such as 3600000s or 3600000ms (a bare number is milliseconds only for variables ending in _MS)",
+            "LOGIN_TIMEOUT | soon | LOGIN_TIMEOUT=soon (teltonika.server.timeouts.login): must be a duration, such as"
+                    + " 10s, 500ms or 5m",
+            "REDIS_COMMAND_TIMEOUT | 0s | REDIS_COMMAND_TIMEOUT=0s (teltonika.server.redis.command-timeout): must be at"
+                    + " least 1 ms",
+            "DRAIN_WINDOW | -1s | DRAIN_WINDOW=-1s (teltonika.server.shutdown.drain-window): must not be negative",
+            "LOG_FORMAT | xml | LOG_FORMAT=xml (teltonika.server.log.format): must be text or json (any case)",
+            "LOG_LEVEL | loud | LOG_LEVEL=loud (teltonika.server.log.level): must be one of trace, debug, info, warn,"
+                    + " error, off (any case)",
+            "IMEI_LUHN_CHECK | maybe | IMEI_LUHN_CHECK=maybe (teltonika.server.imei-luhn-check): must be true or false",
+            "JANITOR_JITTER | 1.5 | JANITOR_JITTER=1.5 (teltonika.server.janitor.jitter): must be a number in 0..1",
+            "DEVICE_ADMISSION | closed | DEVICE_ADMISSION=closed (teltonika.server.admission.mode): must be open or"
+                    + " allow-list (any case)",
+            "BIND_ADDRESS | my host | BIND_ADDRESS=\"my host\" (teltonika.server.bind-address): not an IP address",
+            "REDIS_URL | http://user:secret@redis:6379 | REDIS_URL=<hidden> (teltonika.server.redis.url): must start"
+                    + " with redis://, rediss:// or redis-sentinel://",
+            "TLS_PORT | 6000 | TLS_PORT=6000 (teltonika.server.tls.port): needs TLS_CERT_FILE"
+                    + " (teltonika.server.tls.cert-file) and TLS_KEY_FILE (teltonika.server.tls.key-file)"})
+    void load_whenEnvironmentVariableBad_thenOneLineNamesTheVariableTheValueAndTheKey(String variable, String value,
+            String expected) {
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of(variable, value), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessage(expected);
+    }
+
+    @Test
+    void load_whenHeartbeatIntervalOverHalfTheTtl_thenNamesBothVariables() {
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(
+                Map.of("HEARTBEAT_TTL_MS", "10000", "HEARTBEAT_INTERVAL_MS", "6000"), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessage("HEARTBEAT_INTERVAL_MS=6000 (teltonika.server.heartbeat.interval): 6000 ms must be at most"
+                        + " half of HEARTBEAT_TTL_MS=10000 (teltonika.server.heartbeat.ttl), 10000 ms");
+    }
+
+    @Test
+    void load_whenDurationVariablesGiven_thenBareNumbersOnlyForMsVariablesAndZeroAnywhere() {
+        ServerSettings s = SettingsLoader.loadWithEnvironment(Map.of(
+                "HEARTBEAT_TTL_MS", "20000", "HEARTBEAT_INTERVAL_MS", "5s", "JANITOR_INTERVAL_MS", "1500",
+                "SHUTDOWN_GRACE", "2500ms", "DEDUP_WINDOW", "0", "DRAIN_WINDOW", "0", "DEVICE_INFO_TTL", "2d"),
+                Map.of());
+
+        assertThat(s.heartbeatTtl()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(s.heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.janitor().interval()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(s.shutdownGrace()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(s.dedupWindow()).as("0 = off, in any unit").isZero();
+        assertThat(s.drainWindow()).isZero();
+        assertThat(s.deviceInfoTtl()).isEqualTo(Duration.ofDays(2));
+    }
+
+    @Test
+    void load_whenLogFormatAndLevelInAnyCase_thenAccepted() {
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("LOG_FORMAT", "JSON", "LOG_LEVEL", "Debug"), Map.of()))
+                .isNotNull();
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("LOG_FORMAT", " Text "), Map.of())).isNotNull();
+    }
+
+    @Test
+    void load_whenBooleanVariableInUpperCase_thenAccepted() {
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("IMEI_LUHN_CHECK", "FALSE"), Map.of()).imeiLuhnCheck())
+                .isFalse();
+    }
+
+    @Test
+    void load_whenEverySettingsVariableHoldsGarbage_thenEachIsAcceptedAsTextOrRefusedNamingItself() {
+        String garbage = "x%1";
+        for (Map.Entry<String, String> e : EnvNames.all().entrySet()) {
+            String key = e.getKey();
+            String variable = e.getValue();
+            try {
+                SettingsLoader.loadWithEnvironment(Map.of(variable, garbage), Map.of());
+            } catch (SettingsException refused) {
+                String shown = key.equals("redis.url") || key.equals("api-token") ? "<hidden>" : garbage;
+                assertThat(refused.getMessage()).as(variable)
+                        .startsWith(variable + "=" + shown + " (teltonika.server." + key + "): ")
+                        .doesNotContain("\n");
+            }
+        }
+    }
+
+    @Test
+    void logFormatAndLevel_whenSetInAnyCase_thenLogbackGetsTheNamesItKnows() {
+        try {
+            System.setProperty("teltonika.server.log.format", "JSON");
+            System.setProperty("teltonika.server.log.level", "warn");
+            assertThat(SettingsLoader.logFormat()).isEqualTo("json");
+            assertThat(SettingsLoader.logLevel()).isEqualTo("WARN");
+
+            System.setProperty("teltonika.server.log.format", "xml");
+            System.setProperty("teltonika.server.log.level", "loud");
+            assertThat(SettingsLoader.logFormat()).as("falls back; load() refuses it").isEqualTo("text");
+            assertThat(SettingsLoader.logLevel()).isEqualTo("INFO");
+        } finally {
+            System.clearProperty("teltonika.server.log.format");
+            System.clearProperty("teltonika.server.log.level");
+        }
     }
 
     @Test

@@ -7,7 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
-import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;

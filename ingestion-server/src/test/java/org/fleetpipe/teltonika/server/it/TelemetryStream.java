@@ -9,7 +9,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.List;
 import java.util.Map;
-import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.server.testing.ExpectedEntries;
 
 /** Reads what the server stored, with a connection of the test's own. */

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.fleetpipe.teltonika.registry.testing.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 

@@ -18,7 +18,7 @@ import org.fleetpipe.teltonika.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.janitor.SweepResult;
 import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
+import org.fleetpipe.teltonika.testkit.LocalRedisServer;
 
 /**
  * Not a test: fills connections:registry with ENTRIES entries over INSTANCES instances, half of

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.local;
+package org.fleetpipe.teltonika.testkit;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -17,11 +17,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +48,12 @@ public final class LocalRedisServer implements AutoCloseable {
     private volatile int port;
     private boolean startedOnce;
     private volatile Process process;
+    // Its own empty directory per launch: redis-server loads a dump.rdb it finds in its working
+    // directory at start, and a replica (or a primary feeding one) writes one there.
+    private volatile Path workDir;
+    // stop() in a shutdown hook may race this class's own hook, and whoever halts the JVM must
+    // not do so while the other is still deleting: the second caller waits here for the first.
+    private final Object workDirLock = new Object();
     private volatile boolean paused;
     private volatile OutputTail output = new OutputTail();
     private Thread shutdownHook;
@@ -97,6 +105,7 @@ public final class LocalRedisServer implements AutoCloseable {
         terminate(p);
         process = null;
         removeShutdownHook();
+        discardWorkDir();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (acceptsConnections(port)) {
             if (System.nanoTime() > deadline) {
@@ -159,6 +168,7 @@ public final class LocalRedisServer implements AutoCloseable {
         process = null;
         paused = false;
         removeShutdownHook();
+        discardWorkDir();
     }
 
     /** Stops and starts again on the same port; the data is gone since nothing is persisted. */
@@ -208,7 +218,9 @@ public final class LocalRedisServer implements AutoCloseable {
             // Redis reads a configuration file only as its first argument (Sentinel needs one).
             command.add(configFile.toString());
         }
+        workDir = freshWorkDir();
         command.addAll(List.of(
+                "--dir", workDir.toString(),
                 "--port", Integer.toString(port),
                 "--bind", LOOPBACK.getHostAddress(),
                 "--save", "",
@@ -219,6 +231,7 @@ public final class LocalRedisServer implements AutoCloseable {
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
+            discardWorkDir();
             throw new UncheckedIOException("cannot run " + binary.path(), e);
         }
         output = new OutputTail();
@@ -236,6 +249,7 @@ public final class LocalRedisServer implements AutoCloseable {
                 awaitExit(p);
                 process = null;
                 removeShutdownHook();
+                discardWorkDir();
                 String message = "redis-server exited with code " + p.exitValue() + " before answering on port " + port;
                 if (output.contains("Address already in use")) {
                     throw new PortInUseException(message + output.describe());
@@ -249,6 +263,7 @@ public final class LocalRedisServer implements AutoCloseable {
                 terminate(p);
                 process = null;
                 removeShutdownHook();
+                discardWorkDir();
                 throw new IllegalStateException("redis-server did not answer PING on port " + port + " within "
                         + timeout.toMillis() + " ms" + output.describe());
             }
@@ -285,6 +300,7 @@ public final class LocalRedisServer implements AutoCloseable {
                 Process p = process;
                 if (p != null) {
                     terminate(p);
+                    discardWorkDir();
                 }
             }, "redis-server-" + port + "-shutdown");
             try {
@@ -303,6 +319,29 @@ public final class LocalRedisServer implements AutoCloseable {
                 // The hook is running or about to run; nothing to undo.
             }
             shutdownHook = null;
+        }
+    }
+
+    private static Path freshWorkDir() {
+        try {
+            return Files.createTempDirectory("redis-server-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a working directory for redis-server", e);
+        }
+    }
+
+    private void discardWorkDir() {
+        synchronized (workDirLock) {
+            Path dir = workDir;
+            workDir = null;
+            if (dir == null) {
+                return;
+            }
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            } catch (IOException | UncheckedIOException e) {
+                // A leftover in the temp directory is harmless; the next launch gets a new one.
+            }
         }
     }
 
@@ -497,13 +536,13 @@ public final class LocalRedisServer implements AutoCloseable {
             return binary(Binary.explicit(path));
         }
 
-        /** More redis-server arguments, such as {@code "--maxmemory", "64mb"}, appended after the defaults. */
         /** A configuration file, passed first (a Sentinel rewrites its own, so give each a copy). */
         public Builder configFile(Path file) {
             this.configFile = file;
             return this;
         }
 
+        /** More redis-server arguments, such as {@code "--maxmemory", "64mb"}, appended after the defaults. */
         public Builder args(String... args) {
             extraArgs.addAll(List.of(args));
             return this;

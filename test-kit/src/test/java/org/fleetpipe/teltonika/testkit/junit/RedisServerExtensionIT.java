@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.testing;
+package org.fleetpipe.teltonika.testkit.junit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,9 +1,9 @@
-package org.fleetpipe.teltonika.registry.testing;
+package org.fleetpipe.teltonika.testkit.junit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import org.fleetpipe.teltonika.registry.local.LocalRedisServer;
+import org.fleetpipe.teltonika.testkit.LocalRedisServer;
 import org.junit.jupiter.api.Test;
 
 class ExternalBackendIT {

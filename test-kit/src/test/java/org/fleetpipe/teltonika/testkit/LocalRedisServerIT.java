@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.local;
+package org.fleetpipe.teltonika.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import org.fleetpipe.teltonika.registry.local.LocalRedisServer.Binary;
+import org.fleetpipe.teltonika.testkit.LocalRedisServer.Binary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +51,23 @@ class LocalRedisServerIT {
             assertThat(connection.sync().ping()).isEqualTo("PONG");
             assertThat(connection.sync().info("server")).contains("redis_version:6.2");
         }
+    }
+
+    @Test
+    void start_whenRunning_thenWorksInAnEmptyDirectoryOfItsOwnThatStopRemoves() throws IOException {
+        LocalRedisServer server = embeddedServer().start();
+        Path dir;
+        try (StatefulRedisConnection<String, String> connection = client(server).connect()) {
+            dir = Path.of(connection.sync().configGet("dir").get("dir"));
+            // What a replica or a primary feeding one does: writes dump.rdb into its directory.
+            connection.sync().save();
+        }
+
+        // Not the JVM's working directory, where a stray dump.rdb would be loaded at start.
+        assertThat(dir.toRealPath()).isNotEqualTo(Path.of("").toAbsolutePath().toRealPath());
+        assertThat(dir.resolve("dump.rdb")).exists();
+        server.stop();
+        assertThat(dir).doesNotExist();
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.testing;
+package org.fleetpipe.teltonika.testkit.junit;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -54,7 +54,7 @@ interface RedisBackend extends AutoCloseable {
         }
     }
 
-    // Plain polling: the fixture ships in the test-jar and must not require Awaitility from its users.
+    // Plain polling: the fixture ships in the test-kit and must not require Awaitility from its users.
     static void await(BooleanSupplier condition, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {

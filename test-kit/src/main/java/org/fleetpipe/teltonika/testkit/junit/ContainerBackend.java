@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.testing;
+package org.fleetpipe.teltonika.testkit.junit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
