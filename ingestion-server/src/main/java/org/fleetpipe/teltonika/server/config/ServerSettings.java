@@ -15,6 +15,8 @@ import org.fleetpipe.teltonika.server.ops.OpsSettings;
  * @param ioThreads event loop threads for device connections; 0 means one per available core
  * @param denySweepInterval how often the IMEIs held here are checked against devices:denied, for a
  *                          'deny' message that was lost
+ * @param hostile the bounds against hosts without credentials (pre-login, dead letters, new IMEIs,
+ *                device messages)
  */
 public record ServerSettings(
         String bindAddress,
@@ -56,7 +58,8 @@ public record ServerSettings(
         int deadLetterMaxFrameBytes,
         Duration shutdownGrace,
         Duration drainWindow,
-        int ioThreads) {
+        int ioThreads,
+        HostileClientLimits hostile) {
 
     /** The event loop threads to start for device connections. */
     public int ioThreadCount() {
@@ -72,6 +75,6 @@ public record ServerSettings(
                 maxUdpInFlight, loginTimeout, readIdleTimeout, telemetryStreamMaxLen, dedupWindow, ackReplicas,
                 ackReplicasTimeout, dedupPerDevice,
                 deadLetterMaxEntries,
-                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads);
+                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads, hostile);
     }
 }

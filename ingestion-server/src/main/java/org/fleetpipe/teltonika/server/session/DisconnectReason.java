@@ -12,6 +12,7 @@ public enum DisconnectReason {
     REDIS_FAILURE("redis-failure"),
     CONNECTION_LIMIT("connection-limit"),
     ADDRESS_LIMIT("address-limit"),
+    PRE_LOGIN_LIMIT("pre-login-limit"),
     DENIED("denied"),
     DUPLICATE_LOGIN("duplicate-login"),
     TAKEN_OVER("taken-over"),
