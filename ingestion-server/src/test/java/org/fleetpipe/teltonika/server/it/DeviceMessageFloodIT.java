@@ -77,16 +77,6 @@ class DeviceMessageFloodIT {
         return redisView.redis().xrange("device:messages", Range.create("-", "+"));
     }
 
-    private void assertSteadyDevicesUnharmed() throws Exception {
-        long before = steady.acknowledged();
-        await().atMost(Duration.ofSeconds(10)).until(() -> steady.acknowledged() >= before + 10);
-        SteadyDevices.Result result = steady.stop();
-        assertThat(result.errors()).isEmpty();
-        assertThat(result.acknowledged()).isEqualTo(result.sent());
-        assertThat(result.maxLatencyMillis()).as("slowest ACK (p99 %d ms)", result.p99LatencyMillis())
-                .isLessThan(3_000);
-    }
-
     @Test
     void pacedFlood_thenAFewStoredTruncated_restDroppedAndCounted_logBounded_andTheDeviceStaysServed()
             throws Exception {
@@ -114,7 +104,7 @@ class DeviceMessageFloodIT {
         }
         assertThat(log.list).filteredOn(e -> e.getFormattedMessage().contains(imei))
                 .as("log lines about the flooder").hasSizeLessThanOrEqualTo(1);
-        assertSteadyDevicesUnharmed();
+        steady.assertServed(10);
     }
 
     @Test
@@ -142,6 +132,6 @@ class DeviceMessageFloodIT {
                 ServerMeters.count(server, "teltonika.commands", "outcome", "device-message-dropped"),
                 messages().size());
         assertThat(messages()).hasSizeLessThanOrEqualTo(PER_MINUTE);
-        assertSteadyDevicesUnharmed();
+        steady.assertServed(10);
     }
 }

@@ -100,19 +100,24 @@ public final class SteadyDevices implements AutoCloseable {
 
     /** The ACK of packet {@code id}, skipping late ACKs of earlier ones; null after a second without it. */
     private static UdpAck receiveAck(DatagramSocket socket, int id) throws Exception {
-        byte[] buffer = new byte[64];
         while (true) {
-            DatagramPacket reply = new DatagramPacket(buffer, buffer.length);
-            try {
-                socket.receive(reply);
-            } catch (SocketTimeoutException e) {
-                return null;
-            }
-            UdpAck ack = UdpAck.read(Unpooled.wrappedBuffer(Arrays.copyOf(buffer, reply.getLength())));
-            if (ack != null && ack.packetId() == id) {
+            UdpAck ack = nextAck(socket);
+            if (ack == null || ack.packetId() == id) {
                 return ack;
             }
         }
+    }
+
+    /** The next ACK datagram on {@code socket}, or null when none came within its read timeout. */
+    public static UdpAck nextAck(DatagramSocket socket) throws Exception {
+        byte[] buffer = new byte[64];
+        DatagramPacket reply = new DatagramPacket(buffer, buffer.length);
+        try {
+            socket.receive(reply);
+        } catch (SocketTimeoutException e) {
+            return null;
+        }
+        return UdpAck.read(Unpooled.wrappedBuffer(Arrays.copyOf(buffer, reply.getLength())));
     }
 
     private interface Exchange {
@@ -153,6 +158,21 @@ public final class SteadyDevices implements AutoCloseable {
             }
             Thread.sleep(interval.toMillis());
         }
+    }
+
+    /**
+     * Lets the devices acknowledge {@code more} packets (the attack is over or still going), then
+     * stops them and asserts they were served: every packet sent acknowledged, no error, the
+     * slowest ACK under 3 s.
+     */
+    public void assertServed(int more) throws InterruptedException {
+        long before = acknowledged.get();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.get() >= before + more);
+        Result result = stop();
+        org.assertj.core.api.Assertions.assertThat(result.errors()).isEmpty();
+        org.assertj.core.api.Assertions.assertThat(result.acknowledged()).isEqualTo(result.sent());
+        org.assertj.core.api.Assertions.assertThat(result.maxLatencyMillis())
+                .as("slowest ACK of the steady devices (p99 %d ms)", result.p99LatencyMillis()).isLessThan(3_000);
     }
 
     /** Packets acknowledged so far. */
