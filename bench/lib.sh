@@ -46,13 +46,19 @@ bench_start_redis() {  # [redis-server options...]: Redis on $host:$redis_port, 
   exit 1
 }
 
+# Every simulated device comes from one address, which the per-address limits against hostile hosts
+# would take for one host spraying IMEIs and holding logins open; they are off here (a script's own
+# settings come after, so it may turn them on), and the pre-login cap is out of the way (the
+# connection cap still bounds those connections).
 bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the server jar, ready; sets server_pid
   local id=$1 settings=()
   shift
   while (( $# )) && [[ $1 != -- ]]; do settings+=("$1"); shift; done
   [[ ${1:-} == -- ]] && shift
   env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
-    HTTP_PORT="$http_port" API_TOKEN="$bench_name" INSTANCE_ID="$id" LOG_LEVEL=WARN "${settings[@]}" \
+    HTTP_PORT="$http_port" API_TOKEN="$bench_name" INSTANCE_ID="$id" LOG_LEVEL=WARN \
+    MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE=0 MAX_PRE_LOGIN_CONNECTIONS_PER_ADDRESS=0 \
+    MAX_PRE_LOGIN_CONNECTIONS=1000000 "${settings[@]}" \
     java "$@" -jar "$server_jar" > "$out/server.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")

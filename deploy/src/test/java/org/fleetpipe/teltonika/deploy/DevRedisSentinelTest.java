@@ -71,6 +71,18 @@ class DevRedisSentinelTest {
     }
 
     @Test
+    void redisConf_whenRead_thenNeverEvicts_andStopsWritingBelowThePodMemoryLimit() {
+        String limit = containerOf(REDIS).path("resources").path("limits").path("memory").asText();
+
+        assertThat(REDIS_CONF.value("maxmemory-policy")).isEqualTo("noeviction");
+        assertThat(limit).endsWith("Mi");
+        // Redis's "mb" is MiB, like Kubernetes' "Mi"; a fifth of the container left for forks and buffers.
+        long maxmemory = Long.parseLong(REDIS_CONF.value("maxmemory").replace("mb", ""));
+        assertThat(maxmemory).as("maxmemory against the container limit %s", limit)
+                .isLessThanOrEqualTo(Long.parseLong(limit.replace("Mi", "")) * 8 / 10);
+    }
+
+    @Test
     void ackReplicas_whenDevRendered_thenNoMoreThanTheReplicasRedisHas() {
         int replicas = REDIS.path("spec").path("replicas").asInt() - 1;
 

@@ -32,12 +32,15 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
 import org.fleetpipe.teltonika.server.admission.DenyListener;
 import org.fleetpipe.teltonika.server.admission.DenySweeper;
+import org.fleetpipe.teltonika.server.admission.AdmissionMode;
+import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RedisAdmission;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
+import org.fleetpipe.teltonika.server.command.UnsolicitedMessages;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
 import org.fleetpipe.teltonika.server.http.ApiRoute;
@@ -51,6 +54,8 @@ import org.fleetpipe.teltonika.server.http.OperatorHttpServer;
 import org.fleetpipe.teltonika.server.http.Readiness;
 import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
 import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
+import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
@@ -156,7 +161,8 @@ public final class IngestionServer implements AutoCloseable {
         metrics = new IngestionMetrics(registry);
         redisUrl = settings.redisUrl().orElseGet(this::startEmbeddedRedis);
         redis = RedisConnector.connect(redisUrl, settings.redisCommandTimeout(),
-                new MicrometerCommandLatencyRecorder(registry, MicrometerOptions.create()));
+                new MicrometerCommandLatencyRecorder(registry, MicrometerOptions.create()),
+                settings.hostile().redisRequestQueueSize());
         RedisKeys keys = new RedisKeys(settings.redisNamespace());
         RedisAsyncCommands<String, String> async = redis.connection().async();
 
@@ -181,10 +187,13 @@ public final class IngestionServer implements AutoCloseable {
                 .register(registry);
 
         TrackedConnectionRegistry devices = new TrackedConnectionRegistry(
-                new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl()), pendingCalls);
+                new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl(),
+                        settings.hostile().deviceInfoTtlBeforeRecords()), pendingCalls);
         CommandStore commandStore = new RedisCommandStore(async, keys, identity::id, settings.commands());
         ReplyWaiter replies = new ReplyWaiter();
-        commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics, pendingCalls);
+        commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics, pendingCalls,
+                new UnsolicitedMessages(settings.hostile().maxDeviceMessagesPerMinute(),
+                        settings.hostile().maxDeviceMessageTextBytes()));
         events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
                 "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
@@ -218,12 +227,18 @@ public final class IngestionServer implements AutoCloseable {
                 settings.redisCommandTimeout());
         streamHealth = new StreamHealth(streamRetention::last, settings.retention(), backpressure);
         StreamMetrics.bind(registry, streamRetention, backpressure);
-        RedisFrameDeadLetters deadLetters = new RedisFrameDeadLetters(async, keys, identity::id,
-                settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(), metrics);
+        FrameDeadLetters deadLetters = new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, identity::id,
+                settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(),
+                settings.hostile().deadLetterUnauthenticatedBytes(), metrics),
+                settings.hostile().deadLettersPerSecond(), settings.hostile().deadLettersPerAddressPerMinute(), metrics);
         RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
+        // In allow-list mode every IMEI that gets in was vetted: nothing new to limit.
+        NewImeiLimit newImeis = settings.admission() == AdmissionMode.OPEN
+                ? new NewImeiLimit(settings.hostile().maxNewImeisPerAddressPerMinute(), NewImeiLimit.knownIn(async, keys))
+                : NewImeiLimit.OFF;
         RefusalLog refusals = new RefusalLog(settings.refusalLogInterval());
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
-                pendingCalls, commands, admission, refusals);
+                pendingCalls, commands, admission, newImeis, refusals);
 
         apiToken = settings.apiToken().orElseGet(() -> {
             String token = BearerTokenAuth.randomToken();
@@ -247,7 +262,7 @@ public final class IngestionServer implements AutoCloseable {
                 settings.janitor(), janitorMetrics);
         UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()),
                 settings.imeiLuhnCheck(), writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls,
-                admission, refusals);
+                admission, newImeis, refusals);
         // Every object that holds a script exists now: load them all before the first device can
         // connect, so no call has to fall back to EVAL (which would go after calls issued meanwhile).
         LuaScript.loadAll(redis.connection().sync());

@@ -17,13 +17,25 @@ public final class RedisConnectionRegistry implements ConnectionRegistry {
     private final RedisKeys keys;
     private final InstanceIdentity identity;
     private final String deviceInfoTtlMillis;
+    private final String deviceInfoTtlBeforeRecordsMillis;
 
+    /** {@code device:info:{imei}} lives {@code deviceInfoTtl} after each login. */
     public RedisConnectionRegistry(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
                                    Duration deviceInfoTtl) {
+        this(redis, keys, identity, deviceInfoTtl, deviceInfoTtl);
+    }
+
+    /**
+     * As above, but a login of a device that has not stored a record yet (no {@code last_record_at})
+     * gives its hash only {@code beforeRecords}: logins with made-up IMEIs leave no long-lived keys.
+     */
+    public RedisConnectionRegistry(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+                                   Duration deviceInfoTtl, Duration beforeRecords) {
         this.redis = redis;
         this.keys = keys;
         this.identity = identity;
         this.deviceInfoTtlMillis = Long.toString(deviceInfoTtl.toMillis());
+        this.deviceInfoTtlBeforeRecordsMillis = Long.toString(beforeRecords.toMillis());
     }
 
     @Override
@@ -31,7 +43,7 @@ public final class RedisConnectionRegistry implements ConnectionRegistry {
         return CLAIM.call(redis, ScriptOutputType.VALUE,
                 new String[] {keys.registry(), keys.deviceInfo(imei.value())},
                 imei.value(), identity.id(), keys.instanceEventsPrefix(), Long.toString(System.currentTimeMillis()),
-                remoteAddress, deviceInfoTtlMillis, session);
+                remoteAddress, deviceInfoTtlMillis, session, deviceInfoTtlBeforeRecordsMillis);
     }
 
     @Override

@@ -41,6 +41,15 @@ public final class RedisConnector implements AutoCloseable {
 
     /** As {@link #connect(String, Duration)}, recording every command's latency with {@code latency}. */
     public static RedisConnector connect(String url, Duration commandTimeout, CommandLatencyRecorder latency) {
+        return connect(url, commandTimeout, latency, Integer.MAX_VALUE);
+    }
+
+    /**
+     * As above, with at most {@code requestQueueSize} commands held unanswered per connection: past
+     * it a command fails at once, so a slow Redis cannot grow the heap without bound.
+     */
+    public static RedisConnector connect(String url, Duration commandTimeout, CommandLatencyRecorder latency,
+                                         int requestQueueSize) {
         RedisURI uri = RedisURI.create(url);
         uri.setTimeout(commandTimeout);
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
@@ -49,6 +58,7 @@ public final class RedisConnector implements AutoCloseable {
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(requestQueueSize)
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                 .build());

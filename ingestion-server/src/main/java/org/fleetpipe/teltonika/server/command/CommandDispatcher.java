@@ -3,6 +3,8 @@ package org.fleetpipe.teltonika.server.command;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +32,7 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CommandDispatcher.class);
     /** Devices with queued commands looked at per sweep. */
     private static final int SWEEP_DEVICES = 1000;
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final CommandStore store;
     private final SessionTable sessions;
@@ -37,12 +40,18 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
     private final IngestionMetrics metrics;
     private final ScheduledExecutorService sweeper;
     private final org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending;
+    private final UnsolicitedMessages unsolicited;
     private long sweepOffset;
 
-    /** {@code pending} tracks hand-backs and finishes, so a clean stop waits for them. */
+    /**
+     * {@code pending} tracks hand-backs and finishes, so a clean stop waits for them;
+     * {@code unsolicited} bounds what devices send on their own.
+     */
     public CommandDispatcher(CommandStore store, SessionTable sessions, CommandSettings settings,
-                             IngestionMetrics metrics, org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending) {
+                             IngestionMetrics metrics, org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending,
+                             UnsolicitedMessages unsolicited) {
         this.store = store;
+        this.unsolicited = unsolicited;
         this.pending = pending;
         this.sessions = sessions;
         this.settings = settings;
@@ -129,50 +138,62 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
     }
 
     @Override
-    public void frame(Imei imei, Channel channel, CommandFrame frame) {
+    public CompletionStage<Void> frame(Imei imei, Channel channel, CommandFrame frame) {
         if (frame.codec() == CodecId.CODEC_13) {
-            keepMessage(imei, frame, frame.timestampSeconds());
-            return;
+            return keepMessage(imei, channel, frame, frame.timestampSeconds());
         }
         if (frame.type() != CommandFrame.TYPE_RESPONSE && frame.type() != CommandFrame.TYPE_NACK) {
-            LOG.info("ignoring a command frame of type 0x{} from imei={}", Integer.toHexString(frame.type()), imei);
-            return;
+            if (unsolicited.mayLog(channel)) {
+                LOG.info("ignoring a command frame of type 0x{} from imei={} (at most one such line per device "
+                        + "and minute)", Integer.toHexString(frame.type()), imei);
+            }
+            return DONE;
         }
         DeviceSession session = DeviceSession.of(channel);
         Object inFlight = session.commandDone();
         if (!(inFlight instanceof TakenCommand command)) {
             // Nobody waits for it (a late reply after a timeout, or the device's own notice): keep it.
-            keepMessage(imei, frame, -1);
-            return;
+            return keepMessage(imei, channel, frame, -1);
         }
         boolean nack = frame.isNack();
         metrics.command(nack ? "nack" : "replied");
         LOG.info("command {} id={} imei={}", nack ? "failed (nack: wrong IMEI)" : "replied", command.id(), imei);
-        finish(imei, channel, command, !nack, nack ? "nack" : null, nack ? null : frame.text());
+        return finish(imei, channel, command, !nack, nack ? "nack" : null, nack ? null : frame.text());
     }
 
-    private void finish(Imei imei, Channel channel, TakenCommand command, boolean replied, String reason,
-                        String text) {
-        pending.track(() -> store.finish(command, imei, replied, reason, text)).whenComplete((ok, error) -> {
+    private CompletionStage<Void> finish(Imei imei, Channel channel, TakenCommand command, boolean replied,
+                                         String reason, String text) {
+        return pending.track(() -> store.finish(command, imei, replied, reason, text)).handle((ok, error) -> {
             if (error != null) {
                 metrics.redisError("command-finish");
                 LOG.warn("could not store the end of command id={} imei={}: {}", command.id(), imei, error.toString());
             } else if (!ok && text != null) {
                 // It was handed back meanwhile (the janitor, after this instance changed its id):
                 // the reply is still the device's answer, so it is kept as a message.
-                store.deviceMessage(imei, "reply-" + command.id(), -1, text);
+                store.deviceMessage(imei, "reply-" + command.id(), -1, unsolicited.stored(text));
             }
             channel.eventLoop().execute(() -> drain(imei, channel));
+            return null;
         });
     }
 
-    private void keepMessage(Imei imei, CommandFrame frame, long timestampSeconds) {
-        metrics.command("device-message");
-        store.deviceMessage(imei, frame.codec().label(), timestampSeconds, frame.text()).whenComplete((id, error) -> {
-            if (error != null) {
-                metrics.redisError("device-message");
+    private CompletionStage<Void> keepMessage(Imei imei, Channel channel, CommandFrame frame, long timestampSeconds) {
+        if (!unsolicited.mayStore(channel)) {
+            metrics.command("device-message-dropped");
+            if (unsolicited.mayLog(channel)) {
+                LOG.info("dropping messages of imei={}: more than {} per minute (MAX_DEVICE_MESSAGES_PER_MINUTE); "
+                        + "at most one such line per device and minute", imei, unsolicited.perMinute());
             }
-        });
+            return DONE;
+        }
+        metrics.command("device-message");
+        return store.deviceMessage(imei, frame.codec().label(), timestampSeconds, unsolicited.stored(frame.text()))
+                .handle((id, error) -> {
+                    if (error != null) {
+                        metrics.redisError("device-message");
+                    }
+                    return null;
+                });
     }
 
     @Override

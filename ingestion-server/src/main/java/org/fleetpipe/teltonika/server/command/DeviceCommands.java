@@ -1,6 +1,8 @@
 package org.fleetpipe.teltonika.server.command;
 
 import io.netty.channel.Channel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 
@@ -14,7 +16,8 @@ public interface DeviceCommands {
         }
 
         @Override
-        public void frame(Imei imei, Channel channel, CommandFrame frame) {
+        public CompletionStage<Void> frame(Imei imei, Channel channel, CommandFrame frame) {
+            return CompletableFuture.completedFuture(null);
         }
 
         @Override
@@ -25,8 +28,13 @@ public interface DeviceCommands {
     /** The device is connected here now: send what waits for it. Called on the channel's event loop. */
     void loggedIn(Imei imei, Channel channel);
 
-    /** A Codec 12/13/14 frame from the device. Called on the channel's event loop. */
-    void frame(Imei imei, Channel channel, CommandFrame frame);
+    /**
+     * A Codec 12/13/14 frame from the device. Called on the channel's event loop.
+     *
+     * @return completes (never exceptionally) once what the frame caused is stored, so the device's
+     *         next frame waits for it
+     */
+    CompletionStage<Void> frame(Imei imei, Channel channel, CommandFrame frame);
 
     /** The connection ended; a command sent on it and not answered goes back to its queue. */
     void disconnected(Imei imei, Channel channel);

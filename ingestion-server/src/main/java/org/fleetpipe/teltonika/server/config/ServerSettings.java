@@ -16,6 +16,8 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
  * @param ioThreads event loop threads for device connections; 0 means one per available core
  * @param denySweepInterval how often the IMEIs held here are checked against devices:denied, for a
  *                          'deny' message that was lost
+ * @param hostile the bounds against hosts without credentials (pre-login, dead letters, new IMEIs,
+ *                device messages)
  */
 public record ServerSettings(
         String bindAddress,
@@ -57,7 +59,8 @@ public record ServerSettings(
         int deadLetterMaxFrameBytes,
         Duration shutdownGrace,
         Duration drainWindow,
-        int ioThreads) {
+        int ioThreads,
+        HostileClientLimits hostile) {
 
     /** The event loop threads to start for device connections. */
     public int ioThreadCount() {
@@ -73,6 +76,6 @@ public record ServerSettings(
                 maxUdpInFlight, loginTimeout, readIdleTimeout, retention, dedupWindow, ackReplicas,
                 ackReplicasTimeout, dedupPerDevice,
                 deadLetterMaxEntries,
-                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads);
+                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads, hostile);
     }
 }

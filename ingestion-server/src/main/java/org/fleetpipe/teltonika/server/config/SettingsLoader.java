@@ -184,8 +184,23 @@ public final class SettingsLoader {
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
                 positive(c, "shutdown.grace"),
                 notNegative(c, "shutdown.drain-window"),
-                intIn(c, "io-threads", 0, 1024));
+                intIn(c, "io-threads", 0, 1024),
+                hostileClientLimits(c));
         return s;
+    }
+
+    private static HostileClientLimits hostileClientLimits(Config c) {
+        return new HostileClientLimits(
+                intIn(c, "limits.max-pre-login-connections", 1, 10_000_000),
+                intIn(c, "limits.max-pre-login-connections-per-address", 0, 10_000_000),
+                intIn(c, "limits.max-new-imeis-per-address-per-minute", 0, 10_000_000),
+                positive(c, "registry.device-info-ttl-before-records"),
+                intIn(c, "dead-letters.max-per-second", 1, 1_000_000),
+                intIn(c, "dead-letters.max-per-address-per-minute", 1, 1_000_000),
+                intIn(c, "dead-letters.max-unauthenticated-frame-bytes", 16, 16 * 1024 * 1024),
+                intIn(c, "redis.request-queue-size", 100, Integer.MAX_VALUE),
+                intIn(c, "limits.max-device-messages-per-minute", 1, 1_000_000),
+                intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024));
     }
 
     private static String redisUrl(Config c, String url) {

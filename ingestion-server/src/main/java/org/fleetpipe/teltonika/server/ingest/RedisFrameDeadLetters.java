@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.registry.LuaScript;
@@ -28,24 +29,29 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
     private final Supplier<String> instanceId;
     private final int maxEntries;
     private final int maxBytes;
+    private final int unauthenticatedMaxBytes;
     private final IngestionMetrics metrics;
     /** Makes every member unique, so two identical frames in the same millisecond are both kept. */
     private final AtomicLong sequence = new AtomicLong();
 
     public RedisFrameDeadLetters(RedisAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
-                                 int maxEntries, int maxBytes, IngestionMetrics metrics) {
+                                 int maxEntries, int maxBytes, int unauthenticatedMaxBytes,
+                                 IngestionMetrics metrics) {
         this.redis = redis;
         this.keys = new String[] {keys.frameDeadLetters()};
         this.instanceId = instanceId;
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
+        this.unauthenticatedMaxBytes = unauthenticatedMaxBytes;
         this.metrics = metrics;
     }
 
     @Override
-    public void record(String imei, String reason, String detail, ByteBuf bytes) {
+    public CompletionStage<Void> record(FrameOrigin origin, String reason, String detail, ByteBuf bytes) {
         long now = System.currentTimeMillis();
-        int length = Math.min(bytes.readableBytes(), maxBytes);
+        String imei = origin.imei();
+        // A short prefix of what anyone can send: enough to see what it was, little to store.
+        int length = Math.min(bytes.readableBytes(), origin.loggedIn() ? maxBytes : unauthenticatedMaxBytes);
         Map<String, Object> entry = new LinkedHashMap<>();
         entry.put("hex", ByteBufUtil.hexDump(bytes, bytes.readerIndex(), length));
         entry.put("truncated", length < bytes.readableBytes());
@@ -61,13 +67,15 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        ADD.<Long>call(redis, ScriptOutputType.INTEGER, keys, Long.toString(now), json, Integer.toString(maxEntries))
-                .whenComplete((ok, error) -> {
+        return ADD.<Long>call(redis, ScriptOutputType.INTEGER, keys, Long.toString(now), json,
+                        Integer.toString(maxEntries))
+                .handle((ok, error) -> {
                     if (error != null) {
                         metrics.redisError("dead-letter");
                         LOG.warn("could not store a dead letter imei={} reason={}: {}", imei, reason,
                                 error.toString());
                     }
+                    return null;
                 });
     }
 }

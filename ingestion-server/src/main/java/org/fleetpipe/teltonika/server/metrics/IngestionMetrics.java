@@ -32,6 +32,7 @@ public final class IngestionMetrics {
     private final Map<String, Counter> commands = new ConcurrentHashMap<>();
     private final Map<String, Counter> registryActions = new ConcurrentHashMap<>();
     private final Map<String, Counter> purged = new ConcurrentHashMap<>();
+    private final Map<String, Counter> deadLettersDropped = new ConcurrentHashMap<>();
     private final Counter pings;
     private final Counter replicaShortfalls;
     private final Timer ackLatency;
@@ -71,11 +72,12 @@ public final class IngestionMetrics {
             redisErrorCounter(op);
         }
         loginCounter(true, "ok");
-        for (String reason : new String[] {"luhn", "malformed", "denied", "not-allowed", "registry-error"}) {
+        for (String reason : new String[] {"luhn", "malformed", "denied", "not-allowed", "registry-error",
+                "new-imei-limit"}) {
             loginCounter(false, reason);
         }
         for (String outcome : new String[] {"queued", "rejected", "sent", "replied", "nack", "timeout", "expired",
-                "attempts", "device-message"}) {
+                "attempts", "device-message", "device-message-dropped"}) {
             commandCounter(outcome);
         }
         for (String action : new String[] {"claim", "claim-replaced", "release", "release-not-owner", "taken-over"}) {
@@ -84,6 +86,9 @@ public final class IngestionMetrics {
         for (String what : new String[] {"expired-command", "orphaned-command", "frame-dead-letter",
                 "command-dead-letter"}) {
             purgedCounter(what);
+        }
+        for (String reason : new String[] {"rate", "address-rate"}) {
+            deadLetterDroppedCounter(reason);
         }
         ackLatency = Timer.builder("teltonika.ack.latency")
                 .description("complete frame received to ACK written, Redis write included")
@@ -114,6 +119,25 @@ public final class IngestionMetrics {
 
     public int activeConnections() {
         return activeConnections.get();
+    }
+
+    /** Shows {@code count} as the connections accepted and not logged in yet. */
+    public void preLoginConnections(java.util.function.IntSupplier count) {
+        io.micrometer.core.instrument.Gauge.builder("teltonika.connections.pre.login", count::getAsInt)
+                .description("connections accepted and not logged in yet").register(registry);
+    }
+
+    /**
+     * A refused frame that was counted but not stored in dlq:frames: {@code rate} (the instance's
+     * rate) or {@code address-rate} (its source address's rate).
+     */
+    public void deadLetterDropped(String reason) {
+        deadLetterDroppedCounter(reason).increment();
+    }
+
+    private Counter deadLetterDroppedCounter(String reason) {
+        return deadLettersDropped.computeIfAbsent(reason, r -> Counter.builder("teltonika.dead.letters.dropped")
+                .tag("reason", r).register(registry));
     }
 
     public void frameReceived(CodecId codec) {

@@ -13,6 +13,7 @@ public enum DisconnectReason {
     STREAM_FULL("stream-full"),
     CONNECTION_LIMIT("connection-limit"),
     ADDRESS_LIMIT("address-limit"),
+    PRE_LOGIN_LIMIT("pre-login-limit"),
     DENIED("denied"),
     DUPLICATE_LOGIN("duplicate-login"),
     TAKEN_OVER("taken-over"),

@@ -1,8 +1,10 @@
 package org.fleetpipe.teltonika.server.tcp;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Codec 12/13/14 frames from a device: decoded and handed to the command side (a reply, a nACK,
- * or a message of the device's own). They are never acknowledged with a record count.
+ * or a message of the device's own). They are never acknowledged with a record count, but the
+ * next frame waits for what this one caused to be stored.
  */
 final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
 
@@ -44,18 +47,26 @@ final class CommandFrameHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         DeviceSession session = DeviceSession.of(ctx.channel());
+        CompletionStage<Void> handled;
         try {
             metrics.frameReceived(frame.codec());
             CommandFrame command = decoder.decode(frame.body());
             LOG.debug("command frame imei={} codec={} type=0x{}", session.imeiText(), command.codec().label(),
                     Integer.toHexString(command.type()));
-            commands.frame(session.imei(), ctx.channel(), command);
+            handled = commands.frame(session.imei(), ctx.channel(), command);
         } catch (CodecException e) {
             rejector.reject(ctx.channel(), e, frame.content());
             return;
         } finally {
             frame.release();
         }
-        FrameSequencer.frameDone(ctx.channel());
+        // The next frame only once this one's write is done: a device sending messages is slowed by
+        // Redis like one sending records, instead of piling up writes.
+        Channel channel = ctx.channel();
+        if (handled.toCompletableFuture().isDone()) {
+            FrameSequencer.frameDone(channel);
+        } else {
+            handled.whenComplete((ok, error) -> channel.eventLoop().execute(() -> FrameSequencer.frameDone(channel)));
+        }
     }
 }

@@ -6,17 +6,25 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.frame.Frame;
+import org.fleetpipe.teltonika.codec.frame.LoginFrame;
 import org.fleetpipe.teltonika.codec.frame.TcpFrameReader;
+import org.fleetpipe.teltonika.server.session.DeviceSession;
 
 /**
  * Cuts the byte stream into frames. After the first framing error nothing more is decoded from
  * this connection: the boundaries can no longer be trusted, so later bytes must never be acked.
+ * Before login only one login frame may come: a ping, a data frame's preamble or anything behind
+ * the login frame closes the connection on its first bytes, so nothing but a login is ever
+ * buffered for a connection that has not logged in.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
+
+    private static final int PING = 0xFF;
 
     private final TcpFrameReader reader;
     private final FrameRejector rejector;
     private boolean failed;
+    private boolean loginRead;
 
     FrameDecoder(TcpFrameReader reader, FrameRejector rejector) {
         this.reader = reader;
@@ -29,9 +37,19 @@ final class FrameDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
+        if (!DeviceSession.of(ctx.channel()).isLoggedIn()) {
+            String refusal = beforeLogin(in);
+            if (refusal != null) {
+                failed = true;
+                rejector.beforeLogin(ctx.channel(), refusal);
+                in.skipBytes(in.readableBytes());
+                return;
+            }
+        }
         try {
             Frame frame = reader.tryRead(in);
             if (frame != null) {
+                loginRead |= frame instanceof LoginFrame;
                 out.add(frame);
             }
         } catch (CodecException e) {
@@ -39,5 +57,25 @@ final class FrameDecoder extends ByteToMessageDecoder {
             rejector.reject(ctx.channel(), e, in);
             in.skipBytes(in.readableBytes());
         }
+    }
+
+    /** Why these bytes may not come before login, or null when they may start a login frame. */
+    private String beforeLogin(ByteBuf in) {
+        if (!in.isReadable()) {
+            return null;
+        }
+        if (loginRead) {
+            // A device waits for the login answer before it sends anything else.
+            return "bytes behind the login frame before its answer";
+        }
+        int start = in.readerIndex();
+        int first = in.getUnsignedByte(start);
+        if (first == PING) {
+            return "a ping before login";
+        }
+        if (first == 0 && in.readableBytes() >= 2 && in.getUnsignedByte(start + 1) == 0) {
+            return "a data frame before login";
+        }
+        return null;
     }
 }

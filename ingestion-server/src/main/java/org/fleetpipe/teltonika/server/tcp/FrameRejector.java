@@ -2,8 +2,11 @@ package org.fleetpipe.teltonika.server.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.FrameOrigin;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -29,7 +32,18 @@ final class FrameRejector {
         String reason = e.reason().label();
         metrics.frameRejected(reason);
         DeviceSession session = DeviceSession.of(channel);
-        deadLetters.record(session.isLoggedIn() ? session.imeiText() : null, reason, e.getMessage(), raw);
+        InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        deadLetters.record(session.isLoggedIn() ? FrameOrigin.loggedIn(address, session.imeiText())
+                : FrameOrigin.unauthenticated(address, null), reason, e.getMessage(), raw);
         Disconnector.close(channel, DisconnectReason.REJECTED_FRAME, e.getMessage());
+    }
+
+    /**
+     * Bytes that may not come before login (a ping, a data frame): counted and closed, not
+     * dead-lettered, since they say nothing about a device and anyone can send them.
+     */
+    void beforeLogin(Channel channel, String detail) {
+        metrics.frameRejected("not-logged-in");
+        Disconnector.close(channel, DisconnectReason.PROTOCOL_VIOLATION, detail);
     }
 }

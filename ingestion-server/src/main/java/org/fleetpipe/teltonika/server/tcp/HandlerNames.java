@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.server.tcp;
 /** Names of the device pipeline's handlers, for replace() and for tests. */
 final class HandlerNames {
     static final String TRACKER = "tracker";
+    static final String PRE_LOGIN = "pre-login";
     static final String TLS = "tls";
     static final String IDLE = "idle";
     static final String FRAMES = "frames";

@@ -6,6 +6,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.Acks;
@@ -14,6 +16,7 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.frame.LoginFrame;
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
 import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -29,11 +32,12 @@ import org.slf4j.LoggerFactory;
  * gets {@code 0x00} and the connection closes. An accepted one is entered in the local session
  * table first (so an older local connection of the same device closes without releasing the new
  * claim), then claimed in the registry; only when the claim is stored does the device get
- * {@code 0x01}, and the longer read-idle timeout replaces the login timeout.
+ * {@code 0x01}, and the read-idle timeout replaces the login deadline.
  */
 final class LoginHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoginHandler.class);
+    private static final String NEW_IMEI_LIMIT = "new-imei-limit";
 
     private final boolean luhnCheck;
     private final long readIdleMillis;
@@ -41,17 +45,20 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private final ConnectionRegistry registry;
     private final DeviceCommands commands;
     private final Admission admission;
+    private final NewImeiLimit newImeis;
     private final RefusalLog refusals;
     private final IngestionMetrics metrics;
 
     LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, ConnectionRegistry registry,
-                 DeviceCommands commands, Admission admission, RefusalLog refusals, IngestionMetrics metrics) {
+                 DeviceCommands commands, Admission admission, NewImeiLimit newImeis, RefusalLog refusals,
+                 IngestionMetrics metrics) {
         this.luhnCheck = luhnCheck;
         this.readIdleMillis = readIdleMillis;
         this.sessions = sessions;
         this.registry = registry;
         this.commands = commands;
         this.admission = admission;
+        this.newImeis = newImeis;
         this.refusals = refusals;
         this.metrics = metrics;
     }
@@ -85,18 +92,32 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         Channel channel = ctx.channel();
-        admission.refusal(imei).whenComplete((refusal, error) -> channel.eventLoop().execute(() -> {
+        InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        admission.refusal(imei).thenCompose(refusal -> refusal != null ? CompletableFuture.completedFuture(refusal)
+                : newImeis.admits(address, imei).thenApply(admitted -> admitted ? null : NEW_IMEI_LIMIT))
+                .whenComplete((refusal, error) -> channel.eventLoop().execute(() -> {
             if (error != null) {
                 metrics.login(false, "registry-error");
                 metrics.redisError("admission");
                 Disconnector.close(channel, DisconnectReason.REDIS_FAILURE, "admission lookup failed: " + error);
             } else if (refusal != null) {
-                refuse(ctx, session, refusal, imei.value(), refusal.equals("denied") ? "the IMEI is on devices:denied"
-                        : "DEVICE_ADMISSION=allow-list and the IMEI is not on devices:allowed");
+                // Made-up IMEIs are many, their address one: one log line per address, not per IMEI.
+                boolean byAddress = refusal.equals(NEW_IMEI_LIMIT);
+                refuse(ctx, session, refusal, byAddress && address != null ? address.getHostAddress() : imei.value(),
+                        refusalDetail(refusal));
             } else if (channel.isActive()) {
                 admitted(ctx, session, imei);
             }
         }));
+    }
+
+    private static String refusalDetail(String refusal) {
+        return switch (refusal) {
+            case "denied" -> "the IMEI is on devices:denied";
+            case NEW_IMEI_LIMIT -> "too many IMEIs new to the fleet from this address in the last minute "
+                    + "(MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE)";
+            default -> "DEVICE_ADMISSION=allow-list and the IMEI is not on devices:allowed";
+        };
     }
 
     private void admitted(ChannelHandlerContext ctx, DeviceSession session, Imei imei) {
@@ -141,7 +162,8 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, session, lateRefusal, session.imeiText(), "refused while logging in: " + lateRefusal);
             return;
         }
-        ctx.pipeline().replace(HandlerNames.IDLE, HandlerNames.IDLE,
+        // Leaving the pre-login gate frees its place and cancels the login deadline.
+        ctx.pipeline().replace(HandlerNames.PRE_LOGIN, HandlerNames.IDLE,
                 new IdleStateHandler(readIdleMillis, 0, 0, TimeUnit.MILLISECONDS));
         metrics.login(true, "ok");
         metrics.registryClaim(previous != null && !previous.isEmpty());

@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.server.tcp;
 
 import org.fleetpipe.teltonika.registry.ConnectionRegistry;
 import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
@@ -17,10 +18,11 @@ import org.fleetpipe.teltonika.server.session.SessionTable;
  * @param inFlight counts each packet from its write until its ACK is written, for a clean stop
  * @param commands the command side: told of logins, command frames and disconnects
  * @param admission which well-formed IMEIs may log in
+ * @param newImeis  how many IMEIs new to the fleet one address may bring in
  * @param refusals  rate-limited log of refused logins
  */
 public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
                                FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry,
                                PendingCalls inFlight, DeviceCommands commands, Admission admission,
-                               RefusalLog refusals) {
+                               NewImeiLimit newImeis, RefusalLog refusals) {
 }

@@ -36,9 +36,8 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
-            boolean loggedIn = DeviceSession.of(ctx.channel()).isLoggedIn();
-            Disconnector.close(ctx.channel(), loggedIn ? DisconnectReason.IDLE_TIMEOUT : DisconnectReason.LOGIN_TIMEOUT,
-                    loggedIn ? "no data within the read-idle timeout" : "no login within the login timeout");
+            // Only logged-in connections have a read-idle timer; before login PreLoginGate's deadline applies.
+            Disconnector.close(ctx.channel(), DisconnectReason.IDLE_TIMEOUT, "no data within the read-idle timeout");
             return;
         }
         ctx.fireUserEventTriggered(evt);

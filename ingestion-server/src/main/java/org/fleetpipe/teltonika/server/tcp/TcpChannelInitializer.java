@@ -5,9 +5,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.util.function.Supplier;
-import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
@@ -15,13 +13,15 @@ import org.fleetpipe.teltonika.codec.frame.TcpFrameReader;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 
 /**
- * The device pipeline, in the order a byte travels: count the connection, watch for silence, cut
- * frames, hand them on one at a time, log in, then AVL packets or command frames, then the tail.
+ * The device pipeline, in the order a byte travels: count the connection, hold it to the login
+ * deadline (a read-idle timer after login), cut frames, hand them on one at a time, log in, then
+ * AVL packets or command frames, then the tail.
  */
 public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
 
     private final PipelineServices services;
     private final ConnectionTracker tracker;
+    private final PreLoginCounts preLogin;
     private final TcpFrameReader frameReader;
     private final AvlPacketDecoder avlDecoder;
     private final CommandFrameDecoder commandDecoder;
@@ -35,15 +35,15 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
      * one's connection caps.
      */
     public TcpChannelInitializer withTls(Supplier<SslContext> tls, long handshakeTimeoutMillis) {
-        return new TcpChannelInitializer(services, tls, handshakeTimeoutMillis, tracker);
+        return new TcpChannelInitializer(services, tls, handshakeTimeoutMillis, tracker, preLogin);
     }
 
     public TcpChannelInitializer(PipelineServices services) {
-        this(services, null, 0, null);
+        this(services, null, 0, null, null);
     }
 
     private TcpChannelInitializer(PipelineServices services, Supplier<SslContext> tls, long handshakeTimeoutMillis,
-                                  ConnectionTracker sharedTracker) {
+                                  ConnectionTracker sharedTracker, PreLoginCounts sharedPreLogin) {
         this.services = services;
         this.tls = tls;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
@@ -52,6 +52,13 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         this.tracker = sharedTracker != null ? sharedTracker : new ConnectionTracker(services.metrics(),
                 s.maxConnections(),
                 new AddressLimiter(s.maxConnectionsPerAddress(), s.maxNewConnectionsPerAddressPerSecond()));
+        if (sharedPreLogin != null) {
+            this.preLogin = sharedPreLogin;
+        } else {
+            this.preLogin = new PreLoginCounts(s.hostile().maxPreLoginConnections(),
+                    s.hostile().maxPreLoginConnectionsPerAddress());
+            services.metrics().preLoginConnections(preLogin::count);
+        }
         this.frameReader = new TcpFrameReader(limits);
         this.avlDecoder = new AvlPacketDecoder(limits);
         this.commandDecoder = new CommandFrameDecoder(limits);
@@ -63,17 +70,17 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         ServerSettings s = services.settings();
         ChannelPipeline p = ch.pipeline();
         p.addLast(HandlerNames.TRACKER, tracker);
+        p.addLast(HandlerNames.PRE_LOGIN, new PreLoginGate(preLogin, s.loginTimeout().toMillis()));
         if (tls != null) {
             SslHandler ssl = tls.get().newHandler(ch.alloc());
             ssl.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
             p.addLast(HandlerNames.TLS, ssl);
         }
-        p.addLast(HandlerNames.IDLE, new IdleStateHandler(s.loginTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
         p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector));
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.maxQueuedFrames(), services.metrics()));
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
                 services.sessions(), services.registry(), services.commands(), services.admission(),
-                services.refusals(), services.metrics()));
+                services.newImeis(), services.refusals(), services.metrics()));
         p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(), rejector,
                 services.metrics(), services.inFlight()));
         p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.commands(),

@@ -11,10 +11,12 @@ import org.fleetpipe.teltonika.codec.udp.UdpAck;
 import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.FrameOrigin;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -25,11 +27,12 @@ import org.slf4j.LoggerFactory;
 /**
  * One datagram, one packet: decode, write, and ACK only after the records are stored. UDP has no
  * connection to slow down, so back-pressure is the socket itself: past {@code maxInFlight}
- * outstanding writes it stops reading until half of them completed.
+ * outstanding writes (dead letters included) it stops reading until half of them completed.
  */
 public final class UdpPacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
 
     private static final Logger LOG = LoggerFactory.getLogger(UdpPacketHandler.class);
+    private static final String NEW_IMEI_LIMIT = "new-imei-limit";
 
     private final UdpPacketDecoder decoder;
     private final boolean luhnCheck;
@@ -39,13 +42,15 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
     private final int maxInFlight;
     private final PendingCalls pending;
     private final Admission admission;
+    private final NewImeiLimit newImeis;
     private final RefusalLog refusals;
     private int inFlight;
     private volatile boolean stopping;
 
     public UdpPacketHandler(UdpPacketDecoder decoder, boolean luhnCheck, TelemetryWriter writer,
                             FrameDeadLetters deadLetters, IngestionMetrics metrics, int maxInFlight,
-                            PendingCalls pending, Admission admission, RefusalLog refusals) {
+                            PendingCalls pending, Admission admission, NewImeiLimit newImeis,
+                            RefusalLog refusals) {
         this.decoder = decoder;
         this.luhnCheck = luhnCheck;
         this.writer = writer;
@@ -54,6 +59,7 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         this.maxInFlight = maxInFlight;
         this.pending = pending;
         this.admission = admission;
+        this.newImeis = newImeis;
         this.refusals = refusals;
     }
 
@@ -76,29 +82,36 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         } catch (CodecException e) {
             metrics.frameRejected(e.reason().label());
             UdpPacketDecoder.UdpHeader header = UdpPacketDecoder.peekHeader(datagram.content());
-            deadLetters.record(header == null ? null : header.imeiText(), e.reason().label(), e.getMessage(),
-                    datagram.content());
+            deadLetter(ctx.channel(), FrameOrigin.unauthenticated(sender.getAddress(),
+                    header == null ? null : header.imeiText()), e, datagram);
             return;
         }
         Channel channel = ctx.channel();
-        if (++inFlight >= maxInFlight) {
-            channel.config().setAutoRead(false);
-        }
+        workBegun(channel);
         pending.begin();
         CompletionStage<Integer> written;
         try {
             // Every datagram carries its IMEI: the deny- and allow-lists apply to each, as to a TCP login.
             written = admission.refusal(imei).thenCompose(refusal -> refusal == null
-                    ? writer.write(imei, packet.packet(), receivedAt)
+                    ? newImeis.admits(sender.getAddress(), imei).thenCompose(admitted -> admitted
+                            ? writer.write(imei, packet.packet(), receivedAt)
+                            : CompletableFuture.failedFuture(new Refused(NEW_IMEI_LIMIT)))
                     : CompletableFuture.failedFuture(new Refused(refusal)));
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);
         }
-        written.whenComplete((stored, error) -> {
+        onLoopWhenDone(channel, written,
+                (stored, error) -> afterWrite(channel, sender, packet, imei, stored, error, startNanos));
+    }
+
+    /** Runs {@code then} on the channel's event loop once {@code work} completed; ends one pending call either way. */
+    private <T> void onLoopWhenDone(Channel channel, CompletionStage<T> work,
+                                    java.util.function.BiConsumer<T, Throwable> then) {
+        work.whenComplete((value, error) -> {
             try {
                 channel.eventLoop().execute(() -> {
                     try {
-                        afterWrite(channel, sender, packet, imei, stored, error, startNanos);
+                        then.accept(value, error);
                     } finally {
                         pending.end();
                     }
@@ -109,7 +122,31 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         });
     }
 
-    /** The IMEI may not send (deny-list, or not on the allow-list). */
+    /** A dead letter is work in flight like a write: spoofed garbage must not outrun the in-flight limit. */
+    private void deadLetter(Channel channel, FrameOrigin origin, CodecException e, DatagramPacket datagram) {
+        CompletionStage<Void> stored = deadLetters.record(origin, e.reason().label(), e.getMessage(),
+                datagram.content());
+        if (stored.toCompletableFuture().isDone()) {
+            return;
+        }
+        workBegun(channel);
+        pending.begin();
+        onLoopWhenDone(channel, stored, (ok, error) -> workDone(channel));
+    }
+
+    private void workBegun(Channel channel) {
+        if (++inFlight >= maxInFlight) {
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    private void workDone(Channel channel) {
+        if (--inFlight <= maxInFlight / 2 && !channel.config().isAutoRead() && !stopping) {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    /** The IMEI may not send (deny-list, not on the allow-list, or too many new IMEIs from its address). */
     private static final class Refused extends RuntimeException {
         private final String reason;
 
@@ -121,15 +158,16 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
 
     private void afterWrite(Channel channel, InetSocketAddress sender, UdpPacket packet, Imei imei, Integer stored,
                             Throwable error, long startNanos) {
-        if (--inFlight <= maxInFlight / 2 && !channel.config().isAutoRead() && !stopping) {
-            channel.config().setAutoRead(true);
-        }
+        workDone(channel);
         Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                 ? error.getCause() : error;
         if (cause instanceof Refused refused) {
             metrics.login(false, refused.reason);
-            refusals.refused(refused.reason + "/" + imei, "UDP datagram refused imei={} reason={}", imei,
-                    refused.reason);
+            // Made-up IMEIs are many, their address one: one log line per address, not per IMEI.
+            String key = refused.reason.equals(NEW_IMEI_LIMIT) ? sender.getAddress().getHostAddress()
+                    : imei.value();
+            refusals.refused(refused.reason + "/" + key, "UDP datagram refused imei={} remote={} reason={}", imei,
+                    sender, refused.reason);
             return;
         }
         if (StreamFull.is(cause)) {

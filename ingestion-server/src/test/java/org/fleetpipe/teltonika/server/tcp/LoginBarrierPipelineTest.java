@@ -155,15 +155,85 @@ class LoginBarrierPipelineTest {
     }
 
     @Test
-    void ping_whenBetweenLoginAndPacketInOneRead_thenPacketStillHandled() {
+    void ping_whenBehindTheLoginFrameInOneRead_thenClosedBeforeAnythingIsStored() {
         EmbeddedChannel channel = harness.connect();
 
         send(channel, Frames.concat(Frames.login(TestImeis.WIKI), new byte[] {(byte) 0xFF}, goldenAvl()));
-        harness.writer.write(0).succeed();
         channel.runPendingTasks();
 
-        assertThat(outbound(channel)).containsExactly(0x01, 0x00, 0x00, 0x00, 0x01);
-        assertThat(channel.isOpen()).isTrue();
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.writer.count()).isZero();
+        assertThat(harness.rejected("not-logged-in")).isEqualTo(1);
+        assertThat(harness.closed("protocol-violation")).isEqualTo(1);
+    }
+
+    @Test
+    void ping_whenBeforeLogin_thenClosedOnThatByte() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, new byte[] {(byte) 0xFF});
+
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.pings()).as("not a keep-alive before login").isZero();
+        assertThat(harness.rejected("not-logged-in")).isEqualTo(1);
+        assertThat(harness.deadLetters.letters()).isEmpty();
+    }
+
+    @Test
+    void dataFrame_whenOnlyItsPreambleArrivedBeforeLogin_thenClosedWithoutWaitingForTheBody() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, new byte[] {0, 0});
+
+        assertThat(channel.isOpen()).as("two zero bytes cannot start a login").isFalse();
+        assertThat(harness.rejected("not-logged-in")).isEqualTo(1);
+        assertThat(harness.deadLetters.letters()).isEmpty();
+    }
+
+    @Test
+    void login_whenTrickledPastTheDeadline_thenClosedAtTheDeadlineThoughBytesKeepComing() {
+        harness.close();
+        harness = new PipelineHarness(Map.of("timeouts.login", "5s"));
+        EmbeddedChannel channel = harness.connect();
+        channel.freezeTime();
+        byte[] login = Frames.login(TestImeis.WIKI);
+
+        // One byte a second: a reader-idle timer of 5 s would never fire.
+        for (int i = 0; i < 5; i++) {
+            send(channel, new byte[] {login[i]});
+            channel.advanceTimeBy(999, TimeUnit.MILLISECONDS);
+            channel.runScheduledPendingTasks();
+        }
+        assertThat(channel.isOpen()).as("4.995 s after accept").isTrue();
+        channel.advanceTimeBy(10, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+
+        assertThat(channel.isOpen()).as("5.005 s after accept").isFalse();
+        assertThat(harness.closed("login-timeout")).isEqualTo(1);
+    }
+
+    @Test
+    void connection_whenMorePreLoginThanTheCap_thenRefusedAtOnce_andALoginFreesItsPlace() {
+        harness.close();
+        harness = new PipelineHarness(Map.of("limits.max-pre-login-connections", 2));
+        EmbeddedChannel first = harness.connect();
+        EmbeddedChannel second = harness.connect();
+
+        EmbeddedChannel third = harness.connect();
+
+        assertThat(third.isOpen()).isFalse();
+        assertThat(harness.closed("pre-login-limit")).isEqualTo(1);
+        assertThat(preLoginGauge()).isEqualTo(2);
+        send(first, Frames.login(TestImeis.WIKI));
+        assertThat(outbound(first)).containsExactly(0x01);
+        assertThat(preLoginGauge()).as("a logged-in connection no longer counts").isEqualTo(1);
+        assertThat(harness.connect().isOpen()).isTrue();
+        second.close();
+        assertThat(preLoginGauge()).as("a closed one neither").isEqualTo(1);
+    }
+
+    private double preLoginGauge() {
+        return harness.registry.get("teltonika.connections.pre.login").gauge().value();
     }
 
     @Test

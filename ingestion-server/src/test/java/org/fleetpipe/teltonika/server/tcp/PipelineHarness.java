@@ -14,6 +14,7 @@ import java.util.Map;
 import org.fleetpipe.teltonika.registry.testing.InMemoryConnectionRegistry;
 import java.time.Duration;
 import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
@@ -52,9 +53,13 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     PipelineHarness(Map<String, ?> overrides, Admission admission) {
+        this(overrides, admission, DeviceCommands.NONE);
+    }
+
+    PipelineHarness(Map<String, ?> overrides, Admission admission, DeviceCommands commands) {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
-                devices, inFlight, DeviceCommands.NONE, admission, new RefusalLog(Duration.ofMinutes(1))));
+                devices, inFlight, commands, admission, NewImeiLimit.OFF, new RefusalLog(Duration.ofMinutes(1))));
     }
 
     /** A new device connection, active as if just accepted. */

@@ -111,7 +111,7 @@ class RejectedFramePipelineTest {
     }
 
     @Test
-    void frame_whenBadCrcBeforeLogin_thenDeadLetteredWithoutImei() {
+    void frame_whenBadCrcBeforeLogin_thenRefusedOnItsPreambleAndNotDeadLettered() {
         EmbeddedChannel channel = harness.connect();
         byte[] frame = Frames.withBadCrc(golden("codec8-example-1"));
 
@@ -119,10 +119,20 @@ class RejectedFramePipelineTest {
 
         assertThat(outbound(channel)).isEmpty();
         assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.deadLetters.letters()).as("anyone can send it: nothing is stored").isEmpty();
+        assertThat(harness.rejected("not-logged-in")).isEqualTo(1);
+        assertThat(harness.rejected("bad-crc")).isZero();
+    }
+
+    @Test
+    void bytes_whenNotTeltonikaBeforeLogin_thenDeadLetterMarkedUnauthenticated() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, "GET /".getBytes(StandardCharsets.US_ASCII));
+
         assertThat(harness.deadLetters.letters()).singleElement().satisfies(letter -> {
-            assertThat(letter.reason()).isEqualTo("bad-crc");
+            assertThat(letter.origin().loggedIn()).isFalse();
             assertThat(letter.imei()).isNull();
-            assertThat(letter.hex()).isEqualTo(Hex.of(frame));
         });
     }
 

@@ -120,15 +120,16 @@ class TelemetryAckPipelineTest {
     }
 
     @Test
-    void loginAndPacket_whenInOneRead_thenBothAnsweredInOrder() {
+    void loginAndPacket_whenInOneRead_thenClosedAndNothingStored() {
+        // A device waits for the login answer; a packet behind the login frame is never buffered.
         EmbeddedChannel channel = harness.connect();
 
         send(channel, Frames.concat(Frames.login(TestImeis.WIKI), golden("codec8-example-3").bytes()));
-
-        assertThat(outbound(channel)).containsExactly(0x01);
-        harness.writer.write(0).succeed();
         channel.runPendingTasks();
-        assertThat(outbound(channel)).isEqualTo(ack(2));
+
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.writer.count()).isZero();
+        assertThat(harness.rejected("not-logged-in")).isEqualTo(1);
     }
 
     @Test

@@ -34,8 +34,19 @@ public final class DeviceClient implements AutoCloseable {
     }
 
     public static DeviceClient connect(InetSocketAddress server) throws IOException {
+        return connectFrom(null, server);
+    }
+
+    /**
+     * Connects to {@code server} from {@code local} (null: any), so that tests can play several
+     * hosts: on Linux every 127.x.y.z is a loopback address.
+     */
+    public static DeviceClient connectFrom(java.net.InetAddress local, InetSocketAddress server) throws IOException {
         Socket socket = new Socket();
         try {
+            if (local != null) {
+                socket.bind(new InetSocketAddress(local, 0));
+            }
             socket.connect(server, 10_000);
             socket.setSoTimeout(READ_TIMEOUT_MS);
             socket.setTcpNoDelay(true);
@@ -112,8 +123,13 @@ public final class DeviceClient implements AutoCloseable {
 
     /** True once the server closed the connection; checks without blocking for long. */
     public boolean closedByServer() throws IOException {
+        return closedByServer(50);
+    }
+
+    /** As {@link #closedByServer()}, waiting at most {@code waitMillis} for a close to show. */
+    public boolean closedByServer(int waitMillis) throws IOException {
         int previous = socket.getSoTimeout();
-        socket.setSoTimeout(50);
+        socket.setSoTimeout(waitMillis);
         try {
             return in.read() < 0;
         } catch (SocketTimeoutException e) {

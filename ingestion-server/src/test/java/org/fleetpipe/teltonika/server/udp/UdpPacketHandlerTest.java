@@ -41,6 +41,7 @@ class UdpPacketHandlerTest {
             new UdpPacketDecoder(DecodeLimits.DEFAULTS), true, writer, deadLetters,
             new IngestionMetrics(registry), MAX_IN_FLIGHT, new PendingCalls(),
             org.fleetpipe.teltonika.server.admission.Admission.OPEN,
+            org.fleetpipe.teltonika.server.admission.NewImeiLimit.OFF,
             new org.fleetpipe.teltonika.server.admission.RefusalLog(java.time.Duration.ofMinutes(1))));
     private final RandomAvl random = new RandomAvl(11L);
 
@@ -160,5 +161,24 @@ class UdpPacketHandlerTest {
             assertThat(letter.imei()).isEqualTo(TestImeis.WIKI);
             assertThat(letter.reason()).isEqualTo("truncated");
         });
+    }
+
+    @Test
+    void garbage_whenItsDeadLettersAreStillBeingStored_thenTheyCountAsInFlightAndPauseReading() {
+        deadLetters.holdStores();
+        byte[] garbage = {0x00, 0x05, 0x12, 0x34, 0x01, 0x00, 0x0F};
+
+        for (int i = 0; i < MAX_IN_FLIGHT; i++) {
+            receive(garbage);
+        }
+
+        assertThat(channel.config().isAutoRead()).as("4 dead letters under way").isFalse();
+        assertThat(deadLetters.letters()).hasSize(MAX_IN_FLIGHT).allSatisfy(letter -> {
+            assertThat(letter.origin().loggedIn()).as("anyone can send a datagram").isFalse();
+            assertThat(letter.origin().address()).isEqualTo(DEVICE.getAddress());
+        });
+        deadLetters.finishStores();
+        channel.runPendingTasks();
+        assertThat(channel.config().isAutoRead()).isTrue();
     }
 }

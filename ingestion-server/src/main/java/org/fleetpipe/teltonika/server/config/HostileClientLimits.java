@@ -1,0 +1,34 @@
+package org.fleetpipe.teltonika.server.config;
+
+import java.time.Duration;
+
+/**
+ * The bounds that keep a host without credentials (or a misbehaving device) from hurting the other
+ * devices or the shared Redis; SECURITY.md names the attack each one answers.
+ *
+ * @param maxPreLoginConnections            connections accepted and not logged in yet, in all
+ * @param maxPreLoginConnectionsPerAddress  ... per source address; 0 = no per-address cap
+ * @param maxNewImeisPerAddressPerMinute    IMEIs new to the fleet that one source address may bring
+ *                                          in per minute (open mode); 0 = no limit
+ * @param deviceInfoTtlBeforeRecords        lifetime of device:info:{imei} until the device stored a record
+ * @param deadLettersPerSecond              frames stored in dlq:frames per second, in all
+ * @param deadLettersPerAddressPerMinute    ... per source address and minute
+ * @param deadLetterUnauthenticatedBytes    raw bytes kept of a dead letter from UDP or before login
+ * @param redisRequestQueueSize             Redis commands a connection may hold unanswered (Lettuce's
+ *                                          request queue); past it a command fails at once
+ * @param maxDeviceMessagesPerMinute        unsolicited Codec 12/13/14 messages stored per connection
+ *                                          and minute
+ * @param maxDeviceMessageTextBytes         characters of a device message's text that are stored
+ */
+public record HostileClientLimits(
+        int maxPreLoginConnections,
+        int maxPreLoginConnectionsPerAddress,
+        int maxNewImeisPerAddressPerMinute,
+        Duration deviceInfoTtlBeforeRecords,
+        int deadLettersPerSecond,
+        int deadLettersPerAddressPerMinute,
+        int deadLetterUnauthenticatedBytes,
+        int redisRequestQueueSize,
+        int maxDeviceMessagesPerMinute,
+        int maxDeviceMessageTextBytes) {
+}

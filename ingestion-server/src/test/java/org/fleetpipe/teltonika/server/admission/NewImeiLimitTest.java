@@ -1,0 +1,64 @@
+package org.fleetpipe.teltonika.server.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
+import org.junit.jupiter.api.Test;
+
+/** First-seen IMEIs per source address: a budget, then only IMEIs Redis knows. */
+class NewImeiLimitTest {
+
+    private final List<String> asked = new CopyOnWriteArrayList<>();
+    private final Set<String> inRedis = Set.of(TestImeis.numbered(900));
+    private final NewImeiLimit limit = new NewImeiLimit(3, imei -> {
+        asked.add(imei.value());
+        return CompletableFuture.completedFuture(inRedis.contains(imei.value()));
+    });
+
+    private boolean admits(String address, long n) throws Exception {
+        return limit.admits(InetAddress.getByName(address), new Imei(TestImeis.numbered(n))).toCompletableFuture()
+                .join();
+    }
+
+    @Test
+    void newImeis_whenOverTheAddressBudget_thenRefused_butOtherAddressesAndRepeatsAreNot() throws Exception {
+        assertThat(admits("10.0.0.1", 1)).isTrue();
+        assertThat(admits("10.0.0.1", 2)).isTrue();
+        assertThat(admits("10.0.0.1", 3)).isTrue();
+        assertThat(asked).as("within the budget Redis is not asked").isEmpty();
+
+        assertThat(admits("10.0.0.1", 4)).isFalse();
+        assertThat(admits("10.0.0.1", 1)).as("an IMEI let in before is not new").isTrue();
+        assertThat(admits("10.0.0.2", 5)).as("another address has its own budget").isTrue();
+    }
+
+    @Test
+    void knownImei_whenTheAddressBudgetIsUsedUp_thenAdmittedBecauseRedisHoldsItsState() throws Exception {
+        for (int n = 1; n <= 3; n++) {
+            admits("10.0.0.1", n);
+        }
+
+        assertThat(admits("10.0.0.1", 900)).isTrue();
+        assertThat(asked).containsExactly(TestImeis.numbered(900));
+        assertThat(admits("10.0.0.1", 900)).isTrue();
+        assertThat(asked).as("remembered: asked once").hasSize(1);
+    }
+
+    @Test
+    void off_whenZero_thenEveryImeiAdmittedWithoutAsking() {
+        NewImeiLimit off = new NewImeiLimit(0, imei -> {
+            throw new AssertionError("must not ask");
+        });
+
+        for (int n = 0; n < 1000; n++) {
+            assertThat(off.admits(InetAddress.getLoopbackAddress(), new Imei(TestImeis.numbered(n)))
+                    .toCompletableFuture().join()).isTrue();
+        }
+    }
+}
