@@ -60,28 +60,32 @@ for line in sys.stdin:
         print(m.group(1), m.group(2), m.group(3))"
 }
 
-run() {  # label: one closed-loop run, with what it cost
-  local label=$1 log=$out/$1.log secs started redis0 server0
+run() {  # label [consumer-pid]: one closed-loop run, with what it cost
+  local label=$1 consumer=${2:-} log=$out/$1.log secs started redis0 server0 consumer0=0 consumer_ticks=0
   rcli CONFIG RESETSTAT >/dev/null
   ( while sleep 0.5; do rcli XLEN telemetry; done ) > "$out/$label.xlen" 2>/dev/null &
   local sampler=$!
   redis0=$(bench_process_ticks "$redis_pid")
   server0=$(bench_process_ticks "$server_pid")
+  [[ -z $consumer ]] || consumer0=$(bench_process_ticks "$consumer")
   started=$(date +%s.%N)
   sim --load --connections "$connections" --records "$records" --duration "$duration" --warmup 5s --progress 0 \
     > "$log" 2>&1 || { echo "simulator failed:"; tail -15 "$log"; exit 1; }
   secs=$(python3 -c "import time; print(time.time() - $started)")
   kill "$sampler" 2>/dev/null || true
+  [[ -z $consumer ]] || consumer_ticks=$(( $(bench_process_ticks "$consumer") - consumer0 ))
   stats > "$out/$label.stats"
   python3 - "$label" "$(awk '/^steady/ {print $6}' "$log")" "$xadd_rps" "$secs" \
     "$(( $(bench_process_ticks "$redis_pid") - redis0 ))" "$(( $(bench_process_ticks "$server_pid") - server0 ))" \
-    "$(getconf CLK_TCK)" "$out/$label.xlen" "$out/$label.stats" <<'PY'
+    "$(getconf CLK_TCK)" "$out/$label.xlen" "$out/$label.stats" "$consumer_ticks" <<'PY'
 import sys
 label, rate, xadd, secs, redis, server, hz = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), \
     float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+consumer = int(sys.argv[10])
 lengths = [int(l) for l in open(sys.argv[8]) if l.strip().isdigit()]
 print(f"    {label:10s} steady {rate:10,.0f} records/s   ratio to XADD {rate / xadd:.2f}   "
-      f"redis {100.0 * redis / hz / secs:4.0f} %  server {100.0 * server / hz / secs:4.0f} % of a core   "
+      f"redis {100.0 * redis / hz / secs:4.0f} %  server {100.0 * server / hz / secs:4.0f} %"
+      + (f"  consumer {100.0 * consumer / hz / secs:4.0f} %" if consumer else "") + " of a core   "
       f"stream length max {max(lengths or [0]):,}")
 stats = {l.split()[0]: (int(l.split()[1]), int(l.split()[2])) for l in open(sys.argv[9]) if l.strip()}
 retention = [c for c in stats if c.split('|')[0] in ('xtrim', 'xinfo', 'xpending', 'xrange', 'xrevrange', 'xlen', 'exists')]
@@ -104,7 +108,7 @@ java -jar "$consumer_jar" --redis-url "redis://$host:$redis_port" --group bench 
   --progress 5s > "$out/consumer.log" 2>&1 &
 consumer_pid=$!
 pids+=("$consumer_pid")
-run one-group
+run one-group "$consumer_pid"
 kill "$consumer_pid"; wait "$consumer_pid" 2>/dev/null || true
 echo "    consumer: $(grep '^done:' "$out/consumer.log" | sed 's/^done: //')"
 echo "    group after the run: $(rcli XINFO GROUPS telemetry | tr '\n' ' ')"
