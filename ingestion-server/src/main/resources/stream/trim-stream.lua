@@ -12,7 +12,8 @@
 -- ARGV[1] count cap when no group exists, ARGV[2] 'acknowledged' or 'delivered',
 -- ARGV[3] most entries removed by one call (bounds the time Redis spends in it), ARGV[4] minimum
 -- age in ms of a trimmed entry while groups exist (0 = none)
--- Returns {length after trimming, entries trimmed, group count, first id, last id, then per group:
+-- Returns {length after trimming, entries trimmed, group count, first id, last id, Redis's
+--   used_memory, its maxmemory (0 = none), then per group:
 --   name, consumers, pending, last delivered id, oldest pending id ('' = none),
 --   lag (-1 when Redis does not report it: before 7.0, or when it cannot compute it),
 --   id of the oldest entry not yet delivered to it ('' = none)}
@@ -22,8 +23,12 @@ local acknowledged = ARGV[2] == 'acknowledged'
 local limit = ARGV[3]
 local minAge = tonumber(ARGV[4])
 
+local memory = redis.call('INFO', 'memory')
+local used = tonumber(string.match(memory, 'used_memory:(%d+)')) or 0
+local max = tonumber(string.match(memory, 'maxmemory:(%d+)')) or 0
+
 if redis.call('EXISTS', stream) == 0 then
-  return {0, 0, 0, '', ''}
+  return {0, 0, 0, '', '', used, max}
 end
 
 local function parse(id)
@@ -98,7 +103,7 @@ end
 local first = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)
 local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
 local result = {redis.call('XLEN', stream), trimmed, #groups, first[1] and first[1][1] or '',
-  last[1] and last[1][1] or ''}
+  last[1] and last[1][1] or '', used, max}
 for i = 1, #reported do
   result[#result + 1] = reported[i]
 end

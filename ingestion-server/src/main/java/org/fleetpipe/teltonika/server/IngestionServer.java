@@ -225,7 +225,8 @@ public final class IngestionServer implements AutoCloseable {
         writes = backpressure;
         streamRetention = new StreamRetention(async, keys, settings.retention(), backpressure, metrics,
                 settings.redisCommandTimeout());
-        streamHealth = new StreamHealth(streamRetention::last, settings.retention(), backpressure);
+        streamHealth = new StreamHealth(streamRetention::last, streamRetention::lastSuccessAt, settings.retention(),
+                backpressure);
         StreamMetrics.bind(registry, streamRetention, backpressure);
         FrameDeadLetters deadLetters = new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, identity::id,
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(),

@@ -1,6 +1,5 @@
 package org.fleetpipe.teltonika.consumer;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -27,7 +26,7 @@ public record ConsumerOptions(String redisUrl, String stream, String group, Stri
               --redis-url URL      Redis of the ingestion server (default: $REDIS_URL, else redis://127.0.0.1:6379)
               --stream NAME        stream to read (default telemetry; put REDIS_NAMESPACE in front if the server has one)
               --group NAME         consumer group, created if missing (default reference)
-              --consumer NAME      this consumer's name within the group (default <host>-<pid>)
+              --consumer NAME      this consumer's name within the group, the same after a restart (default: the hostname)
               --from 0|$           where a new group starts: 0 = everything still in the stream (default), $ = new entries only
               --count N            entries per XREADGROUP (default 500)
               --block DURATION     how long one XREADGROUP waits for new entries (default 2s)
@@ -136,13 +135,15 @@ public record ConsumerOptions(String redisUrl, String stream, String group, Stri
         throw new IllegalArgumentException(name + " must be a duration such as 500ms, 2s, 5m or 1h, got " + value);
     }
 
+    /**
+     * The hostname: stable across restarts of a pod with a fixed name (a StatefulSet), so a
+     * restarted consumer finds its own pending entries again; give --consumer to run several on one host.
+     */
     private static String defaultConsumerName() {
-        String host;
         try {
-            host = InetAddress.getLocalHost().getHostName();
+            return InetAddress.getLocalHost().getHostName();
         } catch (UnknownHostException e) {
-            host = "consumer";
+            return "consumer";
         }
-        return host + "-" + ManagementFactory.getRuntimeMXBean().getPid();
     }
 }

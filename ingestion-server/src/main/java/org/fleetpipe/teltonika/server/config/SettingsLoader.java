@@ -256,10 +256,23 @@ public final class SettingsLoader {
             throw refuse(c, "telemetry.health.lag-unhealthy-age", "must not be less than "
                     + typed(c, "telemetry.health.lag-degraded-age"));
         }
+        long maxUnread = longIn(c, "telemetry.max-unread", 0, Long.MAX_VALUE);
+        if (maxUnread > 0 && maxUnread < 100) {
+            // Acknowledging resumes below 90 % of the cap: a tiny cap would stop ingestion on every pass.
+            throw refuse(c, "telemetry.max-unread", "must be 0 (no cap) or at least 100");
+        }
+        Duration interval = positive(c, "telemetry.retention.interval");
+        Duration maxHold = positive(c, "telemetry.backpressure.max-hold");
+        if (maxHold.compareTo(interval.multipliedBy(2)) < 0) {
+            // Held packets are released and expired by the retention pass.
+            throw refuse(c, "telemetry.backpressure.max-hold", "must be at least twice "
+                    + typed(c, "telemetry.retention.interval"));
+        }
         return new StreamRetentionSettings(longIn(c, "telemetry.stream-max-len", 0, Long.MAX_VALUE), mode,
-                notNegative(c, "telemetry.retention.min-age"), positive(c, "telemetry.retention.interval"), longIn(c, "telemetry.max-unread", 0, Long.MAX_VALUE),
-                positive(c, "telemetry.backpressure.max-hold"), fraction(c, "telemetry.health.degraded-fraction"),
-                degraded, unhealthy);
+                notNegative(c, "telemetry.retention.min-age"), interval, maxUnread,
+                fraction(c, "telemetry.backpressure.max-redis-memory"), maxHold,
+                longIn(c, "telemetry.backpressure.max-held-records", 1, Long.MAX_VALUE),
+                fraction(c, "telemetry.health.degraded-fraction"), degraded, unhealthy);
     }
 
     private static AdmissionMode admissionMode(Config c, String key) {

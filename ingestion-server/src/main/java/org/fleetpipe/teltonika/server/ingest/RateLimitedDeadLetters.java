@@ -9,23 +9,28 @@ import org.fleetpipe.teltonika.server.limits.TokenBucket;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 
 /**
- * Stores a sample of the refused frames: at most so many per second in all, and per minute per
- * source address, so spoofed garbage cannot make each datagram a Redis call nor wipe dlq:frames of
- * real evidence. The others are counted (every refused frame is, in frames_rejected) and dropped.
+ * Stores a sample of the refused frames: at most so many per second, and per minute per source
+ * address, so spoofed garbage cannot make each datagram a Redis call nor wipe dlq:frames of real
+ * evidence. Logged-in devices and unauthenticated bytes (UDP, bytes before login) have a
+ * per-second budget each: a flood from spoofed addresses, which the per-address limit cannot
+ * catch, uses up only its own. The others are counted (every refused frame is, in
+ * frames_rejected) and dropped.
  */
 public final class RateLimitedDeadLetters implements FrameDeadLetters {
 
     private static final CompletionStage<Void> DROPPED = CompletableFuture.completedFuture(null);
 
     private final FrameDeadLetters delegate;
-    private final TokenBucket perSecond;
+    private final TokenBucket perSecondLoggedIn;
+    private final TokenBucket perSecondUnauthenticated;
     private final AddressRateLimit perAddress;
     private final IngestionMetrics metrics;
 
     public RateLimitedDeadLetters(FrameDeadLetters delegate, int perSecond, int perAddressPerMinute,
                                   IngestionMetrics metrics) {
         this.delegate = delegate;
-        this.perSecond = new TokenBucket(perSecond, Duration.ofSeconds(1));
+        this.perSecondLoggedIn = new TokenBucket(perSecond, Duration.ofSeconds(1));
+        this.perSecondUnauthenticated = new TokenBucket(perSecond, Duration.ofSeconds(1));
         this.perAddress = new AddressRateLimit(perAddressPerMinute, Duration.ofMinutes(1));
         this.metrics = metrics;
     }
@@ -37,7 +42,7 @@ public final class RateLimitedDeadLetters implements FrameDeadLetters {
             metrics.deadLetterDropped("address-rate");
             return DROPPED;
         }
-        if (!perSecond.tryTake()) {
+        if (!(origin.loggedIn() ? perSecondLoggedIn : perSecondUnauthenticated).tryTake()) {
             metrics.deadLetterDropped("rate");
             return DROPPED;
         }

@@ -36,6 +36,15 @@ public final class StreamMetrics {
                         + "(0 = no cap)").register(registry);
         Gauge.builder("teltonika.telemetry.stream.groups", retention, r -> r.last().groups().size())
                 .description("consumer groups reading the telemetry stream").register(registry);
+        Gauge.builder("teltonika.telemetry.retention.last.success.age.seconds", retention,
+                        r -> Math.max(0, System.currentTimeMillis() - r.lastSuccessAt()) / 1000.0)
+                .description("time since this instance's last successful retention pass (trim and measure)")
+                .register(registry);
+        Gauge.builder("teltonika.telemetry.redis.memory.fraction", retention, r -> r.last().memoryFraction())
+                .description("Redis used_memory over maxmemory at the last retention pass; 0 without maxmemory")
+                .register(registry);
+        Gauge.builder("teltonika.telemetry.held.records", backpressure, TelemetryBackpressure::heldRecords)
+                .description("records held unacknowledged now by back-pressure").register(registry);
         FunctionCounter.builder("teltonika.telemetry.stream.trimmed", retention, StreamRetention::trimmedTotal)
                 .description("entries trimmed by this instance: read by every group, or past the cap when no group "
                         + "exists").register(registry);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.server.ops.HealthStatus;
 import org.fleetpipe.teltonika.server.ops.QueueHealth;
@@ -17,14 +18,19 @@ public final class StreamHealth {
 
     public static final String QUEUE = "telemetry-stream";
 
+    /** A pass may fail this long (and three intervals) before the figures count as stale. */
+    private static final long STALE_AFTER_MS = 10_000;
+
     private final Supplier<StreamSnapshot> stream;
+    private final LongSupplier lastSuccessAt;
     private final StreamRetentionSettings settings;
     private final TelemetryBackpressure backpressure;
 
-    /** {@code stream}: the last retention pass's view. */
-    public StreamHealth(Supplier<StreamSnapshot> stream, StreamRetentionSettings settings,
+    /** {@code stream}: the last successful retention pass's view; {@code lastSuccessAt}: when that was. */
+    public StreamHealth(Supplier<StreamSnapshot> stream, LongSupplier lastSuccessAt, StreamRetentionSettings settings,
                         TelemetryBackpressure backpressure) {
         this.stream = stream;
+        this.lastSuccessAt = lastSuccessAt;
         this.settings = settings;
         this.backpressure = backpressure;
     }
@@ -34,8 +40,17 @@ public final class StreamHealth {
         StreamSnapshot stream = this.stream.get();
         long oldest = stream.oldestUndeliveredAgeMs(now);
         HealthStatus status = status(stream, oldest);
+        long sinceSuccess = Math.max(0, now - lastSuccessAt.getAsLong());
+        // Failing passes trim nothing and see nothing: neither the cap nor the groups' lag is known.
+        boolean failing = sinceSuccess > Math.max(STALE_AFTER_MS, 3 * settings.interval().toMillis());
+        if (failing) {
+            status = HealthStatus.worst(status, HealthStatus.DEGRADED);
+        }
         Map<String, Object> detail = new LinkedHashMap<>();
+        detail.put("retention_failing", failing);
+        detail.put("retention_last_success_age_ms", sinceSuccess);
         detail.put("max_unread", settings.maxUnread());
+        detail.put("redis_memory_fraction", Math.round(stream.memoryFraction() * 1000) / 1000.0);
         detail.put("retention", settings.mode().label());
         detail.put("backpressure", backpressure.engaged());
         detail.put("held_packets", backpressure.held());
@@ -63,8 +78,11 @@ public final class StreamHealth {
         if (backpressure.engaged() || oldestUndeliveredMs >= settings.lagUnhealthyAge().toMillis()) {
             return HealthStatus.UNHEALTHY;
         }
-        boolean filling = settings.capped() && stream.length() >= settings.maxUnread() * settings.degradedFraction();
-        return filling || oldestUndeliveredMs >= settings.lagDegradedAge().toMillis()
+        boolean filling = settings.capped()
+                && settings.measure(stream) >= settings.maxUnread() * settings.degradedFraction();
+        boolean memory = settings.maxRedisMemory() > 0 && stream.maxMemory() > 0
+                && stream.memoryFraction() >= settings.maxRedisMemory() * settings.degradedFraction();
+        return filling || memory || oldestUndeliveredMs >= settings.lagDegradedAge().toMillis()
                 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
     }
 
@@ -73,7 +91,9 @@ public final class StreamHealth {
         if (!backpressure.engaged()) {
             return null;
         }
-        return "telemetry stream full (" + stream.get().length() + " entries, cap " + settings.maxUnread()
-                + "): consumers are behind, packets are not acknowledged";
+        StreamSnapshot now = stream.get();
+        return String.format("telemetry stream full (%d entries the consumer groups still need, cap %d; Redis memory "
+                + "%.0f %% of maxmemory): consumers are behind, packets are not acknowledged", settings.measure(now),
+                settings.maxUnread(), 100 * now.memoryFraction());
     }
 }

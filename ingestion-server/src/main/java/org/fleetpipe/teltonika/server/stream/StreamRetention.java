@@ -36,6 +36,7 @@ public final class StreamRetention implements AutoCloseable {
     /** Calls per pass at most: 1,000,000 entries a second, far above any sustained write rate here. */
     private static final int MAX_CALLS_PER_PASS = 20;
     private static final int GROUP_FIELDS = 7;
+    private static final int HEADER_FIELDS = 7;
     private static final long WARN_EVERY_MS = 60_000;
 
     private final RedisAsyncCommands<String, String> redis;
@@ -48,6 +49,7 @@ public final class StreamRetention implements AutoCloseable {
     private final AtomicLong trimmedTotal = new AtomicLong();
     private final List<Consumer<StreamSnapshot>> listeners = new CopyOnWriteArrayList<>();
     private volatile StreamSnapshot last = StreamSnapshot.NONE;
+    private volatile long lastSuccessAt = System.currentTimeMillis();
     private long warnedAt;
 
     public StreamRetention(RedisAsyncCommands<String, String> redis, RedisKeys keys, StreamRetentionSettings settings,
@@ -69,11 +71,14 @@ public final class StreamRetention implements AutoCloseable {
         try {
             StreamSnapshot snapshot = pass();
             last = snapshot;
+            lastSuccessAt = snapshot.takenAt();
             backpressure.update(snapshot);
             for (Consumer<StreamSnapshot> listener : listeners) {
                 listener.accept(snapshot);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // Caught wide: anything escaping would end the scheduled task, and held packets would
+            // then be neither released nor expired.
             metrics.redisError("stream-retention");
             long now = System.currentTimeMillis();
             if (now - warnedAt >= WARN_EVERY_MS) {
@@ -105,20 +110,20 @@ public final class StreamRetention implements AutoCloseable {
             // "~" frees whole nodes of ~100 entries, so a call that hit the limit removed a little less.
         } while (snapshot.trimmed() >= TRIM_LIMIT / 2 && ++calls < MAX_CALLS_PER_PASS);
         trimmedTotal.addAndGet(trimmed);
-        return new StreamSnapshot(snapshot.length(), trimmed, snapshot.firstId(), snapshot.lastId(), snapshot.groups(),
-                snapshot.takenAt());
+        return new StreamSnapshot(snapshot.length(), trimmed, snapshot.firstId(), snapshot.lastId(),
+                snapshot.usedMemory(), snapshot.maxMemory(), snapshot.groups(), snapshot.takenAt());
     }
 
     /** trim-stream.lua's answer (layout in the script). */
     static StreamSnapshot parse(List<Object> raw, long now) {
         int groupCount = (int) number(raw.get(2));
         List<GroupPosition> groups = new ArrayList<>(groupCount);
-        for (int g = 0, at = 5; g < groupCount; g++, at += GROUP_FIELDS) {
+        for (int g = 0, at = HEADER_FIELDS; g < groupCount; g++, at += GROUP_FIELDS) {
             groups.add(new GroupPosition(text(raw.get(at)), number(raw.get(at + 1)), number(raw.get(at + 2)),
                     text(raw.get(at + 3)), text(raw.get(at + 4)), number(raw.get(at + 5)), text(raw.get(at + 6))));
         }
         return new StreamSnapshot(number(raw.get(0)), number(raw.get(1)), text(raw.get(3)), text(raw.get(4)),
-                List.copyOf(groups), now);
+                number(raw.get(5)), number(raw.get(6)), List.copyOf(groups), now);
     }
 
     private static long number(Object value) {
@@ -139,6 +144,11 @@ public final class StreamRetention implements AutoCloseable {
         return last;
     }
 
+    /** When a pass last succeeded (ms since the epoch; the start until the first one did). */
+    public long lastSuccessAt() {
+        return lastSuccessAt;
+    }
+
     /** Entries removed by this instance's passes since start. */
     public long trimmedTotal() {
         return trimmedTotal.get();
@@ -148,8 +158,14 @@ public final class StreamRetention implements AutoCloseable {
         return settings;
     }
 
+    /** Stops the passes and waits for one under way, so nothing touches the held packets after this. */
     @Override
     public void close() {
         thread.shutdownNow();
+        try {
+            thread.awaitTermination(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -19,12 +20,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stops acknowledging while the telemetry stream holds more than its cap of entries the consumer
- * groups still need: packets are held, not written (so not acknowledged, and their connection
- * reads nothing more), until the retention pass sees the consumers caught up; then they are
- * written and acknowledged. A packet held longer than {@code maxHold} fails, its connection
- * closes, and the device resends later from its own memory. Nothing stored is ever removed to
- * make room. Held packets are bounded by the connections and UDP writes that may be under way.
+ * Stops acknowledging while consumer groups are too far behind: the telemetry stream holds more
+ * entries than its cap, or Redis's memory is nearly full. Packets are then held, not written (so
+ * not acknowledged, and their connection reads nothing more), until the retention pass sees the
+ * groups caught up; then they are written and acknowledged. A packet held longer than
+ * {@code maxHold}, or past {@code maxHeldRecords}, fails: its connection closes and the device
+ * resends later from its own memory. A packet whose connection closed is dropped from the hold.
+ * Nothing stored is ever removed to make room.
  */
 public final class TelemetryBackpressure implements TelemetryWriter {
 
@@ -37,6 +39,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private final LongSupplier nanoTime;
     private final Queue<Held> held = new ConcurrentLinkedQueue<>();
     private final AtomicInteger heldNow = new AtomicInteger();
+    private final AtomicLong heldRecords = new AtomicLong();
     private final AtomicLong heldTotal = new AtomicLong();
     private final AtomicLong expiredTotal = new AtomicLong();
     private final AtomicLong engagedTotal = new AtomicLong();
@@ -65,58 +68,62 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         if (closed) {
             return CompletableFuture.failedFuture(new StreamFull("stopping while the telemetry stream is full"));
         }
-        if (heldNow.incrementAndGet() > maxHeld) {
+        int packets = heldNow.incrementAndGet();
+        long records = heldRecords.addAndGet(packet.size());
+        if (packets > maxHeld || records > settings.maxHeldRecords()) {
             heldNow.decrementAndGet();
+            heldRecords.addAndGet(-packet.size());
             expiredTotal.incrementAndGet();
-            return CompletableFuture.failedFuture(new StreamFull("telemetry stream full and "
-                    + maxHeld + " packets already held"));
+            return CompletableFuture.failedFuture(new StreamFull("telemetry stream full and " + heldNow.get()
+                    + " packets (" + heldRecords.get() + " records) already held"));
         }
         heldTotal.incrementAndGet();
         // The event loop the packet came from, so that its write joins that loop's batch when released.
-        Held h = new Held(imei, packet, receivedAtMillis, ThreadExecutorMap.currentExecutor(), new CompletableFuture<>(),
-                nanoTime.getAsLong());
+        Held h = new Held(imei, packet, receivedAtMillis, ThreadExecutorMap.currentExecutor(), nanoTime.getAsLong());
         held.add(h);
-        if (closed && held.remove(h)) {
+        if (closed) {
             // close() may have drained the queue just before this packet went in.
-            heldNow.decrementAndGet();
-            h.result.completeExceptionally(new StreamFull("stopping while the telemetry stream is full"));
+            h.fail("stopping while the telemetry stream is full");
         }
-        return h.result;
+        return h;
     }
 
     /**
-     * Takes the retention pass's view: engages when the stream, with groups reading it, reached the
-     * cap; lets go once it is back below {@link StreamRetentionSettings#resumeBelow()}, writing what
-     * was held. Then fails packets held too long. Called on the retention thread only.
+     * Takes the retention pass's view: engages when the stream (or Redis's memory) reached its cap
+     * while groups read it; lets go once back below the resume marks, writing what was held. Then
+     * fails packets held too long. Called on the retention thread only.
      */
     public void update(StreamSnapshot stream) {
         long nowNanos = nanoTime.getAsLong();
-        boolean full = settings.capped() && stream.hasGroups() && stream.length() >= settings.maxUnread();
-        boolean clear = !settings.capped() || !stream.hasGroups() || stream.length() < settings.resumeBelow();
-        if (!engaged && full) {
+        if (!engaged && settings.full(stream)) {
             engaged = true;
             engagedTotal.incrementAndGet();
             engagedAtNanos = nowNanos;
             remindedAtNanos = nowNanos;
-            LOG.warn("telemetry stream full: {} entries held for consumer groups, cap {} (TELEMETRY_MAX_UNREAD); {}; "
-                    + "packets are not acknowledged (devices keep their records) until the consumers catch up",
-                    stream.length(), settings.maxUnread(), slowest(stream));
-        } else if (engaged && clear) {
+            LOG.warn("telemetry stream full: {}; {}; packets are not acknowledged (devices keep their records) "
+                    + "until the consumers catch up", state(stream), slowest(stream));
+        } else if (engaged && settings.clear(stream)) {
             engaged = false;
-            LOG.info("telemetry stream at {} entries, below {}: acknowledging again after {} s; writing {} held packets",
-                    stream.length(), settings.resumeBelow(), TimeUnit.NANOSECONDS.toSeconds(nowNanos - engagedAtNanos),
-                    heldNow.get());
+            LOG.info("telemetry stream no longer full: {}; acknowledging again after {} s; writing {} held packets",
+                    state(stream), TimeUnit.NANOSECONDS.toSeconds(nowNanos - engagedAtNanos), heldNow.get());
         } else if (engaged && nowNanos - remindedAtNanos >= REMIND_EVERY_NANOS) {
             remindedAtNanos = nowNanos;
-            LOG.warn("telemetry stream still full for {} s: {} entries, cap {}; {}; {} packets held",
-                    TimeUnit.NANOSECONDS.toSeconds(nowNanos - engagedAtNanos), stream.length(), settings.maxUnread(),
-                    slowest(stream), heldNow.get());
+            LOG.warn("telemetry stream still full for {} s: {}; {}; {} packets held",
+                    TimeUnit.NANOSECONDS.toSeconds(nowNanos - engagedAtNanos), state(stream), slowest(stream),
+                    heldNow.get());
         }
         if (!engaged) {
             // Also picks up a packet that saw the gate engaged just before it opened.
             releaseHeld();
         }
         expireHeld();
+    }
+
+    private String state(StreamSnapshot stream) {
+        String memory = stream.maxMemory() > 0 ? String.format(", Redis memory %.0f %% of maxmemory (stop at %.0f %%, "
+                + "TELEMETRY_MAX_REDIS_MEMORY)", 100 * stream.memoryFraction(), 100 * settings.maxRedisMemory()) : "";
+        return settings.measure(stream) + " entries the consumer groups still need, cap " + settings.maxUnread()
+                + " (TELEMETRY_MAX_UNREAD)" + memory;
     }
 
     /** The group with the most entries it still needs, for the log line. */
@@ -136,7 +143,9 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private void releaseHeld() {
         Held h;
         while ((h = held.poll()) != null) {
-            heldNow.decrementAndGet();
+            if (!h.take()) {
+                continue;
+            }
             Held packet = h;
             if (packet.loop == null) {
                 forward(packet);
@@ -145,33 +154,38 @@ public final class TelemetryBackpressure implements TelemetryWriter {
             try {
                 packet.loop.execute(() -> forward(packet));
             } catch (RejectedExecutionException stopping) {
-                packet.result.completeExceptionally(new StreamFull("stopping"));
+                packet.completeExceptionally(new StreamFull("stopping"));
             }
         }
     }
 
     private void forward(Held h) {
-        delegate.write(h.imei, h.packet, h.receivedAtMillis).whenComplete((stored, error) -> {
+        CompletionStage<Integer> written;
+        try {
+            written = delegate.write(h.imei, h.packet, h.receivedAtMillis);
+        } catch (RuntimeException e) {
+            written = CompletableFuture.failedFuture(e);
+        }
+        written.whenComplete((stored, error) -> {
             if (error != null) {
-                h.result.completeExceptionally(error);
+                h.completeExceptionally(error);
             } else {
-                h.result.complete(stored);
+                h.complete(stored);
             }
         });
     }
 
-    /** Fails packets held longer than {@code maxHold}. Called on the retention thread only. */
+    /** Fails packets held longer than {@code maxHold}, and forgets abandoned ones. Retention thread only. */
     public void expireHeld() {
         long nowNanos = nanoTime.getAsLong();
         long maxHoldNanos = settings.maxHold().toNanos();
         Held h;
-        while ((h = held.peek()) != null && nowNanos - h.heldAtNanos >= maxHoldNanos) {
-            // Only this thread takes from the queue: the head peeked is the head polled.
-            held.poll();
-            heldNow.decrementAndGet();
-            expiredTotal.incrementAndGet();
-            h.result.completeExceptionally(new StreamFull("telemetry stream full for "
-                    + Duration.ofNanos(nowNanos - h.heldAtNanos).toSeconds() + " s"));
+        while ((h = held.peek()) != null && (h.taken() || nowNanos - h.heldAtNanos >= maxHoldNanos)) {
+            // remove(h), not poll(): close() may take from the queue at the same time.
+            if (held.remove(h)
+                    && h.fail("telemetry stream full for " + Duration.ofNanos(nowNanos - h.heldAtNanos).toSeconds() + " s")) {
+                expiredTotal.incrementAndGet();
+            }
         }
     }
 
@@ -180,8 +194,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         closed = true;
         Held h;
         while ((h = held.poll()) != null) {
-            heldNow.decrementAndGet();
-            h.result.completeExceptionally(new StreamFull("stopping while the telemetry stream is full"));
+            h.fail("stopping while the telemetry stream is full");
         }
     }
 
@@ -192,6 +205,11 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     /** Packets held now. */
     public int held() {
         return heldNow.get();
+    }
+
+    /** Records held now. */
+    public long heldRecords() {
+        return heldRecords.get();
     }
 
     /** Packets held since start. */
@@ -209,7 +227,48 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         return engagedTotal.get();
     }
 
-    private record Held(Imei imei, AvlPacket packet, long receivedAtMillis, EventExecutor loop,
-                        CompletableFuture<Integer> result, long heldAtNanos) {
+    /** A held packet; the future its writer waits on. Leaves the hold exactly once: written, failed or abandoned. */
+    public final class Held extends CompletableFuture<Integer> {
+        private final Imei imei;
+        private final AvlPacket packet;
+        private final long receivedAtMillis;
+        private final EventExecutor loop;
+        private final long heldAtNanos;
+        private final AtomicBoolean out = new AtomicBoolean();
+
+        private Held(Imei imei, AvlPacket packet, long receivedAtMillis, EventExecutor loop, long heldAtNanos) {
+            this.imei = imei;
+            this.packet = packet;
+            this.receivedAtMillis = receivedAtMillis;
+            this.loop = loop;
+            this.heldAtNanos = heldAtNanos;
+        }
+
+        /** Takes it out of the hold's counts; false when something else already did. */
+        private boolean take() {
+            if (!out.compareAndSet(false, true)) {
+                return false;
+            }
+            heldNow.decrementAndGet();
+            heldRecords.addAndGet(-packet.size());
+            return true;
+        }
+
+        private boolean taken() {
+            return out.get();
+        }
+
+        private boolean fail(String why) {
+            if (!take()) {
+                return false;
+            }
+            completeExceptionally(new StreamFull(why));
+            return true;
+        }
+
+        /** Its connection closed: never write it (the device resends it anyway). Any thread. */
+        public void abandon() {
+            fail("the device's connection closed while its packet was held");
+        }
     }
 }

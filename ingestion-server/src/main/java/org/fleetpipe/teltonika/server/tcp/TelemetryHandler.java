@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.server.tcp;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Acks;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
@@ -15,6 +16,7 @@ import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
 import org.fleetpipe.teltonika.server.stream.StreamFull;
+import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +34,8 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
     private final FrameRejector rejector;
     private final IngestionMetrics metrics;
     private final PendingCalls inFlight;
+    /** The packet being written; one at a time per connection (FrameSequencer). Event loop only. */
+    private CompletionStage<Integer> writing;
 
     TelemetryHandler(AvlPacketDecoder decoder, TelemetryWriter writer, FrameRejector rejector,
                      IngestionMetrics metrics, PendingCalls inFlight) {
@@ -65,7 +69,9 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         // In flight until the ACK is written, not just until Redis answered: a clean stop waits for
         // this, so a packet stored during the stop still gets its ACK and is not resent and stored twice.
         inFlight.begin();
-        writer.write(session.imei(), packet, receivedAt).whenComplete((stored, error) -> {
+        CompletionStage<Integer> write = writer.write(session.imei(), packet, receivedAt);
+        writing = write;
+        write.whenComplete((stored, error) -> {
             try {
                 channel.eventLoop().execute(() -> {
                     try {
@@ -80,11 +86,23 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (writing instanceof TelemetryBackpressure.Held held) {
+            // Held by back-pressure: the device resends it on its next connection, so it is never written.
+            held.abandon();
+        }
+        ctx.fireChannelInactive();
+    }
+
     private void afterWrite(Channel channel, DeviceSession session, AvlPacket packet, Integer stored, Throwable error,
                             long startNanos) {
+        writing = null;
         if (StreamFull.is(error)) {
             // Counted and logged by the back-pressure, once for all devices, not per packet.
-            Disconnector.close(channel, DisconnectReason.STREAM_FULL, "telemetry stream full: records not acknowledged");
+            if (channel.isActive()) {
+                Disconnector.close(channel, DisconnectReason.STREAM_FULL, "telemetry stream full: records not acknowledged");
+            }
             return;
         }
         if (error != null) {

@@ -30,7 +30,10 @@ import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
+import org.fleetpipe.teltonika.codec.udp.UdpAck;
+import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.SteadyDevices;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,20 +56,46 @@ class StreamBackpressureIT {
     private RedisCommands<String, String> redis;
     private IngestionServer server;
 
+    private RedisFixture fixture;
+
     @BeforeEach
-    void start(RedisFixture fixture) throws Exception {
+    void connect(RedisFixture fixture) {
+        this.fixture = fixture;
         connection = fixture.client().connect();
         redis = connection.sync();
         redis.xgroupCreate(XReadArgs.StreamOffset.from("telemetry", "0"), "downstream",
                 XGroupCreateArgs.Builder.mkstream());
-        server = ItServer.start(fixture, false, Map.of("telemetry.stream-max-len", 20, "telemetry.max-unread", CAP,
-                "telemetry.retention.interval", "100ms", "api-token", TOKEN));
+    }
+
+    private void startServer(boolean withUdp, Map<String, Object> extra) throws Exception {
+        Map<String, Object> settings = new java.util.HashMap<>(Map.of("telemetry.stream-max-len", 20,
+                "telemetry.max-unread", CAP, "telemetry.retention.interval", "100ms", "api-token", TOKEN));
+        settings.putAll(extra);
+        server = ItServer.start(fixture, withUdp, settings);
     }
 
     @AfterEach
     void stop() throws Exception {
-        server.close();
+        if (server != null) {
+            server.close();
+        }
         connection.close();
+    }
+
+    /** Entries nobody has read, straight into the stream: the cap is reached without devices. */
+    private void fillToTheCap() {
+        redis.eval("for i = 1, " + CAP + " do redis.call('XADD', KEYS[1], '*', 'filler', i) end",
+                io.lettuce.core.ScriptOutputType.STATUS, "telemetry");
+        await().atMost(Duration.ofSeconds(10)).until(() -> meter("teltonika.telemetry.backpressure") == 1.0);
+    }
+
+    /** The group catches up at once: everything in the stream counts as delivered and acknowledged. */
+    private void groupCatchesUp() {
+        redis.xgroupSetid(XReadArgs.StreamOffset.latest("telemetry"), "downstream");
+    }
+
+    private double meter(String name) {
+        return server.metrics().registry().get(name).gauge().value();
     }
 
     private HttpResponse<String> get(String path) throws Exception {
@@ -90,6 +119,7 @@ class StreamBackpressureIT {
 
     @Test
     void groupStopsReading_thenNoAckAtTheCap_andAckingResumesOnceItCatchesUp() throws Exception {
+        startServer(false, Map.of());
         RandomAvl random = new RandomAvl(18L);
         Set<String> acknowledged = new HashSet<>();
         int acknowledgedRecords = 0;
@@ -171,6 +201,58 @@ class StreamBackpressureIT {
     }
 
     private double heldPackets() {
-        return server.metrics().registry().get("teltonika.telemetry.held.packets").gauge().value();
+        return meter("teltonika.telemetry.held.packets");
+    }
+
+    @Test
+    void udpDatagramAtTheCap_thenNoAckUntilTheGroupCatchesUp() throws Exception {
+        startServer(true, Map.of());
+        fillToTheCap();
+        AvlPacket packet = new RandomAvl(19L).packet(CodecId.CODEC_8, 3);
+        try (java.net.DatagramSocket device = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            device.setSoTimeout(20_000);
+            byte[] datagram = Frames.udp(new UdpPacket(7, 8, TestImeis.WIKI, packet));
+            device.send(new java.net.DatagramPacket(datagram, datagram.length, ItServer.loopback(server.udpAddress())));
+            await().atMost(Duration.ofSeconds(10)).until(() -> heldPackets() == 1.0);
+
+            groupCatchesUp();
+
+            assertThat(SteadyDevices.nextAck(device)).isEqualTo(new UdpAck(7, 8, 3));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> meter("teltonika.telemetry.backpressure") == 0.0);
+        assertThat(redis.xlen("telemetry")).as("the datagram's records, once released").isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void packetPastTheHeldRecordsBound_thenClosedAtOnceWithoutAck() throws Exception {
+        startServer(false, Map.of("telemetry.backpressure.max-held-records", 5));
+        fillToTheCap();
+        try (DeviceClient device = DeviceClient.connect(ItServer.loopback(server.tcpAddress()))) {
+            assertThat(device.login(TestImeis.WIKI)).isEqualTo(1);
+            device.send(Frames.avl(new RandomAvl(20L).packet(CodecId.CODEC_8E, 10)));
+
+            assertThat(device.readUntilClosed()).as("no ACK, only the close").isEmpty();
+        }
+        assertThat(server.metrics().registry().get("teltonika.telemetry.hold.expired").functionCounter().count())
+                .isEqualTo(1.0);
+        assertThat(heldPackets()).isZero();
+    }
+
+    @Test
+    void deviceGoneWhileItsPacketIsHeld_thenThePacketIsNeverWritten() throws Exception {
+        startServer(false, Map.of());
+        fillToTheCap();
+        try (DeviceClient device = DeviceClient.connect(ItServer.loopback(server.tcpAddress()))) {
+            assertThat(device.login(TestImeis.WIKI)).isEqualTo(1);
+            device.send(Frames.avl(new RandomAvl(21L).packet(CodecId.CODEC_8, 4)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> heldPackets() == 1.0);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> heldPackets() == 0.0);
+
+        groupCatchesUp();
+        await().atMost(Duration.ofSeconds(10)).until(() -> meter("teltonika.telemetry.backpressure") == 0.0);
+
+        assertThat(redis.xlen("telemetry")).as("only the filler, trimmed away; the abandoned packet never came")
+                .isZero();
     }
 }

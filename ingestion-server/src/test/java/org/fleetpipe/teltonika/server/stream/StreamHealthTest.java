@@ -16,23 +16,24 @@ class StreamHealthTest {
 
     private static final long NOW = 1_800_000_000_000L;
     private static final StreamRetentionSettings SETTINGS = new StreamRetentionSettings(1000,
-            RetentionMode.ACKNOWLEDGED, Duration.ZERO, Duration.ofSeconds(1), 1000, Duration.ofSeconds(60), 0.5,
-            Duration.ofMinutes(5), Duration.ofMinutes(30));
+            RetentionMode.ACKNOWLEDGED, Duration.ZERO, Duration.ofSeconds(1), 1000, 0.85, Duration.ofSeconds(60),
+            100_000, 0.5, Duration.ofMinutes(5), Duration.ofMinutes(30));
 
     private final AtomicReference<StreamSnapshot> last = new AtomicReference<>(StreamSnapshot.NONE);
     private final TelemetryBackpressure gate = new TelemetryBackpressure(new FakeTelemetryWriter(), SETTINGS, 10);
-    private final StreamHealth health = new StreamHealth(last::get, SETTINGS, gate);
+    private long lastSuccessAt = NOW;
+    private final StreamHealth health = new StreamHealth(last::get, () -> lastSuccessAt, SETTINGS, gate);
 
     /** A group whose oldest undelivered entry is {@code ageMs} old. */
     private static StreamSnapshot withGroupBehind(long length, long ageMs) {
         String next = ageMs == 0 ? "" : (NOW - ageMs) + "-0";
-        return new StreamSnapshot(length, 0, (NOW - 3_600_000) + "-0", NOW + "-0",
+        return new StreamSnapshot(length, 0, (NOW - 3_600_000) + "-0", NOW + "-0", 0, 0,
                 List.of(new GroupPosition("analytics", 2, 7, "5-0", (NOW - 1000) + "-0", 42, next)), NOW);
     }
 
     @Test
     void noGroup_thenHealthyWhateverTheLength() {
-        last.set(new StreamSnapshot(5_000, 0, "", "", List.of(), NOW));
+        last.set(new StreamSnapshot(5_000, 0, "", "", 0, 0, List.of(), NOW));
 
         assertThat(health.assess(NOW).status()).isEqualTo(HealthStatus.HEALTHY);
     }
@@ -71,6 +72,20 @@ class StreamHealthTest {
     }
 
     @Test
+    void retentionPassesFailing_thenDegradedAndSaysSo() {
+        last.set(withGroupBehind(10, 0));
+        lastSuccessAt = NOW - 9_000;
+        assertThat(health.assess(NOW).status()).isEqualTo(HealthStatus.HEALTHY);
+
+        lastSuccessAt = NOW - 11_000;
+        QueueHealth q = health.assess(NOW);
+
+        assertThat(q.status()).isEqualTo(HealthStatus.DEGRADED);
+        assertThat(q.detail()).containsEntry("retention_failing", true).containsEntry("retention_last_success_age_ms",
+                11_000L);
+    }
+
+    @Test
     void backpressureEngaged_thenUnhealthyAndReadinessGetsAReason() {
         StreamSnapshot full = withGroupBehind(1000, 1000);
         last.set(full);
@@ -79,6 +94,6 @@ class StreamHealthTest {
         gate.update(full);
 
         assertThat(health.assess(NOW).status()).isEqualTo(HealthStatus.UNHEALTHY);
-        assertThat(health.notAcknowledgingReason()).contains("telemetry stream full", "1000");
+        assertThat(health.notAcknowledgingReason()).contains("telemetry stream full", "1000 entries");
     }
 }

@@ -52,7 +52,8 @@ class StreamRetentionIT {
 
     private StreamRetention retention(long maxLenWithoutGroups, RetentionMode mode, Duration minAge) {
         StreamRetentionSettings settings = new StreamRetentionSettings(maxLenWithoutGroups, mode, minAge,
-                Duration.ofSeconds(1), 0, Duration.ofSeconds(60), 0.5, Duration.ofMinutes(5), Duration.ofMinutes(30));
+                Duration.ofSeconds(1), 0, 0.85, Duration.ofSeconds(60), 100_000, 0.5, Duration.ofMinutes(5),
+                Duration.ofMinutes(30));
         return new StreamRetention(connection.async(), new RedisKeys(""), settings,
                 new TelemetryBackpressure((imei, packet, rx) -> null, settings, 10), IngestionMetrics.noop(),
                 Duration.ofSeconds(5));
@@ -215,6 +216,23 @@ class StreamRetentionIT {
         assertThat(s.length()).as("the hour-old window kept, read or not").isBetween(300L, 400L);
         assertThat(redis.xrange(STREAM, Range.create((now - 60_000) + "-0", "+"))).hasSize(300);
         assertThat(retention(0, RetentionMode.ACKNOWLEDGED, Duration.ofSeconds(30)).pass().length()).isZero();
+    }
+
+    @Test
+    void redisMemory_thenReportedWithItsMaxmemory() {
+        String before = redis.configGet("maxmemory").get("maxmemory");
+        try {
+            redis.configSet("maxmemory", "2gb");
+            add(10);
+
+            StreamSnapshot s = retention(0, RetentionMode.ACKNOWLEDGED).pass();
+
+            assertThat(s.maxMemory()).isEqualTo(2L * 1024 * 1024 * 1024);
+            assertThat(s.usedMemory()).isPositive();
+            assertThat(s.memoryFraction()).isBetween(0.0001, 0.5);
+        } finally {
+            redis.configSet("maxmemory", before);
+        }
     }
 
     @Test

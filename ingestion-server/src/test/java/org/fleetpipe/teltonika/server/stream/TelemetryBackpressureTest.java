@@ -19,8 +19,8 @@ class TelemetryBackpressureTest {
 
     private static final Imei IMEI = Imei.parse(TestImeis.WIKI, true);
     private static final StreamRetentionSettings SETTINGS = new StreamRetentionSettings(1000,
-            RetentionMode.ACKNOWLEDGED, Duration.ZERO, Duration.ofSeconds(1), 100, Duration.ofSeconds(60), 0.5, Duration.ofMinutes(5),
-            Duration.ofMinutes(30));
+            RetentionMode.ACKNOWLEDGED, Duration.ZERO, Duration.ofSeconds(1), 100, 0.8, Duration.ofSeconds(60), 7,
+            0.5, Duration.ofMinutes(5), Duration.ofMinutes(30));
     private static final GroupPosition GROUP = new GroupPosition("g", 1, 0, "0-0", "", 100, "1-0");
 
     private final FakeTelemetryWriter writer = new FakeTelemetryWriter();
@@ -29,7 +29,11 @@ class TelemetryBackpressureTest {
     private final AvlPacket packet = new RandomAvl(7).packet(CodecId.CODEC_8, 2);
 
     private static StreamSnapshot stream(long length, boolean withGroup) {
-        return new StreamSnapshot(length, 0, "1-0", "2-0", withGroup ? List.of(GROUP) : List.of(), 1);
+        return memory(length, withGroup, 0, 0);
+    }
+
+    private static StreamSnapshot memory(long length, boolean withGroup, long used, long max) {
+        return new StreamSnapshot(length, 0, "1-0", "2-0", used, max, withGroup ? List.of(GROUP) : List.of(), 1);
     }
 
     @Test
@@ -101,6 +105,48 @@ class TelemetryBackpressureTest {
 
         assertThat(extra).isCompletedExceptionally();
         assertThat(gate.held()).isEqualTo(3);
+    }
+
+    @Test
+    void moreRecordsThanMaxHeldRecords_thenThePacketPastThemFailsAtOnce() {
+        TelemetryBackpressure roomy = new TelemetryBackpressure(writer, SETTINGS, 1000, () -> now);
+        roomy.update(stream(100, true));
+        for (int i = 0; i < 3; i++) {
+            assertThat(roomy.write(IMEI, packet, 1).toCompletableFuture()).isNotDone();
+        }
+
+        assertThat(roomy.write(IMEI, packet, 1).toCompletableFuture()).as("8 records > 7").isCompletedExceptionally();
+        assertThat(roomy.heldRecords()).isEqualTo(6);
+    }
+
+    @Test
+    void redisMemoryNearlyFullWithAGroup_thenHeld_andReleasedFivePointsBelow() {
+        gate.update(memory(10, true, 81, 100));
+        assertThat(gate.engaged()).isTrue();
+
+        gate.update(memory(10, true, 76, 100));
+        assertThat(gate.engaged()).as("76 % is not 5 points below 80 %").isTrue();
+        gate.update(memory(10, true, 74, 100));
+        assertThat(gate.engaged()).isFalse();
+
+        gate.update(memory(10, false, 99, 100));
+        assertThat(gate.engaged()).as("without a group no consumer can free memory").isFalse();
+        gate.update(memory(10, true, 99, 0));
+        assertThat(gate.engaged()).as("no maxmemory: Redis never refuses for memory").isFalse();
+    }
+
+    @Test
+    void heldPacketAbandoned_thenNeverWritten() {
+        gate.update(stream(100, true));
+        CompletableFuture<Integer> held = gate.write(IMEI, packet, 1).toCompletableFuture();
+
+        ((TelemetryBackpressure.Held) held).abandon();
+        gate.update(stream(0, true));
+
+        assertThat(held).isCompletedExceptionally();
+        assertThat(writer.count()).isZero();
+        assertThat(gate.held()).isZero();
+        assertThat(gate.heldRecords()).isZero();
     }
 
     @Test
