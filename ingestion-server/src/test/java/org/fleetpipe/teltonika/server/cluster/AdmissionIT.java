@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class AdmissionIT {
 
-    private static final String TOKEN = "adm";
+    private static final String TOKEN = "adm-0123456789abcdef0123456789abcdef";
     private static final String IMEI = "352093081452251";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -20,12 +20,14 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class HttpHardeningIT {
 
+    private static final String TOKEN = "http-hardening-0123456789abcdef0123456789abcdef";
+
     private IngestionServer server;
 
     @BeforeEach
     void start(RedisFixture redis) throws Exception {
         server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(), "tcp-port", 0,
-                "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1", "api-token", "t"))).start();
+                "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN))).start();
     }
 
     @AfterEach
@@ -45,7 +47,7 @@ class HttpHardeningIT {
     }
 
     private static String post(String path, String body) {
-        return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nConnection: close\r\n"
+        return "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN + "\r\nConnection: close\r\n"
                 + "Content-Type: application/json\r\nContent-Length: " + body.getBytes(StandardCharsets.UTF_8).length
                 + "\r\n\r\n" + body;
     }
@@ -73,7 +75,7 @@ class HttpHardeningIT {
     @Test
     void oversizedBody_isRefused() throws Exception {
         // The declared length is enough to refuse; the body is never buffered.
-        String answer = raw("POST /api/v1/admission/allowed HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nConnection: close\r\n"
+        String answer = raw("POST /api/v1/admission/allowed HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN + "\r\nConnection: close\r\n"
                 + "Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{\"add\":[");
 
         assertThat(answer).startsWith("HTTP/1.1 413");

@@ -1,0 +1,68 @@
+package org.fleetpipe.teltonika.server.http;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The HTTP pipeline, in the order a byte travels: the read timeout, the codec, the connection cap,
+ * one request at a time with write back-pressure ({@link HttpRequestSequencer}), the checks on the
+ * head ({@link HttpRequestGate}: the token before any body is read), the body, then the router.
+ * The channel reads on demand only (autoRead off).
+ */
+public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
+
+    /** The largest body (a bulk admission change of 10,000 IMEIs is about 200 KiB). */
+    static final int MAX_REQUEST_BYTES = 1024 * 1024;
+    private static final int MAX_INITIAL_LINE = 4096;
+    private static final int MAX_HEADERS = 8192;
+    private static final int MAX_CHUNK = 8192;
+
+    private final HttpConnections connections;
+    private final BearerTokenAuth auth;
+    private final HttpRouter router;
+    private final long readTimeoutMillis;
+
+    HttpChannelInitializer(HttpConnections connections, BearerTokenAuth auth, HttpRouter router,
+                           Duration readTimeout) {
+        this.connections = connections;
+        this.auth = auth;
+        this.router = router;
+        this.readTimeoutMillis = readTimeout.toMillis();
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        ch.config().setAutoRead(false);
+        ch.pipeline()
+                // Longer than the longest wait_ms, so a waiting request is answered. It also closes a
+                // client that stopped reading: then we stopped reading it too.
+                .addLast("timeout", new ReadTimeoutHandler(readTimeoutMillis, TimeUnit.MILLISECONDS))
+                .addLast("codec", new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADERS, MAX_CHUNK))
+                .addLast("connections", connections)
+                .addLast("sequencer", new HttpRequestSequencer())
+                .addLast("gate", new HttpRequestGate(auth, MAX_REQUEST_BYTES))
+                .addLast("body", new BodyAggregator(MAX_REQUEST_BYTES))
+                .addLast("router", router);
+    }
+
+    /** Netty's aggregator, answering a chunked body that grows past the limit in our error shape. */
+    private static final class BodyAggregator extends HttpObjectAggregator {
+        BodyAggregator(int maxContentLength) {
+            super(maxContentLength);
+        }
+
+        @Override
+        protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+            HttpResponses.error(ctx, false, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "too-large",
+                    "the body may have at most " + MAX_REQUEST_BYTES + " bytes");
+        }
+    }
+}
