@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server.http;
 
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -7,12 +8,14 @@ import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The HTTP pipeline, in the order a byte travels: the read timeout, the codec, the connection cap,
+ * The HTTP pipeline, in the order a byte travels: the read timeout, the codec, flow control (one
+ * decoded part per read), the connection cap,
  * one request at a time with write back-pressure ({@link HttpRequestSequencer}), the checks on the
  * head ({@link HttpRequestGate}: the token before any body is read), the body, then the router.
  * The channel reads on demand only (autoRead off).
@@ -24,6 +27,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private static final int MAX_INITIAL_LINE = 4096;
     private static final int MAX_HEADERS = 8192;
     private static final int MAX_CHUNK = 8192;
+    private static final int MAX_READ_BYTES = 16 * 1024;
 
     private final HttpConnections connections;
     private final BearerTokenAuth auth;
@@ -41,11 +45,16 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
         ch.config().setAutoRead(false);
+        // Small reads: whatever one read decodes waits in the flow control handler at once.
+        ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, 1024, MAX_READ_BYTES));
         ch.pipeline()
                 // Longer than the longest wait_ms, so a waiting request is answered. It also closes a
                 // client that stopped reading: then we stopped reading it too.
                 .addLast("timeout", new ReadTimeoutHandler(readTimeoutMillis, TimeUnit.MILLISECONDS))
                 .addLast("codec", new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADERS, MAX_CHUNK))
+                // Holds what one socket read decoded and hands it on one part per read(): the
+                // sequencer pulls, so the decoded requests of a read wait here, not in our queues.
+                .addLast("flow", new FlowControlHandler())
                 .addLast("connections", connections)
                 .addLast("sequencer", new HttpRequestSequencer())
                 .addLast("gate", new HttpRequestGate(auth, MAX_REQUEST_BYTES))
@@ -53,10 +62,18 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
                 .addLast("router", router);
     }
 
-    /** Netty's aggregator, answering a chunked body that grows past the limit in our error shape. */
+    /**
+     * Netty's aggregator, answering a chunked body that grows past the limit in our error shape, and
+     * leaving the reading to the sequencer (its own reads would ask for parts beyond the request).
+     */
     private static final class BodyAggregator extends HttpObjectAggregator {
         BodyAggregator(int maxContentLength) {
             super(maxContentLength);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.fireChannelReadComplete();
         }
 
         @Override

@@ -10,24 +10,22 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
 /**
- * One request at a time per connection, and write back-pressure. HTTP/1.1 lets a client send
- * requests before it read the answers, and those answers must come in request order; some are
- * asynchronous (readiness, API calls). So the parts of a request (head, body chunks) are handed on
- * as they come, and once a request is complete nothing more is handed on, and nothing more read
- * from the socket (the channel runs with autoRead off), until its answer was written out: the
- * write finished and the channel is writable. A client that pipelines requests and never reads the
- * answers therefore stops the server reading it, instead of making it buffer answers without end.
- * The requests that one socket read already held wait here, at most {@value #MAX_QUEUED}.
+ * One request at a time per connection, with write back-pressure. HTTP/1.1 lets a client send
+ * requests before it read the answers, and the answers must come in request order; some are
+ * asynchronous (readiness, API calls). The channel runs with autoRead off behind a
+ * {@link io.netty.handler.flow.FlowControlHandler}, so each {@code read()} brings one decoded part
+ * of a request (head, body chunk, end), or a read-complete when a socket read decoded nothing whole,
+ * and this handler pulls them: the parts of the current
+ * request as they are needed, and the next request only once the current one's answer was written
+ * out (the write finished) while the channel is writable. A client that pipelines requests and
+ * never reads the answers therefore stops the server reading it, instead of making it buffer
+ * answers without end; the server holds about one answer for it, and the requests of one read.
  */
 final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
 
     private static final AttributeKey<HttpRequestSequencer> KEY =
             AttributeKey.valueOf(HttpRequestSequencer.class, "sequencer");
-    /** Pipelined requests waiting; a client sending more than this at once is not a probe or a scraper. */
-    static final int MAX_QUEUED = 16;
-
     private final ArrayDeque<Object> queue = new ArrayDeque<>();
-    private int queuedRequests;
     private ChannelHandlerContext ctx;
     /** Parts of the current request are still coming. */
     private boolean inRequest;
@@ -36,6 +34,8 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
     /** The answer was written before the request's last part came (a refusal on the head). */
     private boolean answeredEarly;
     private boolean forwarding;
+    private boolean pulling;
+    private boolean pullAgain;
     private boolean waitingForWritable;
     private boolean closing;
 
@@ -65,7 +65,7 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         ctx.fireChannelActive();
-        ctx.read();
+        proceed();
     }
 
     @Override
@@ -74,20 +74,23 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        boolean startsRequest = !inRequest;
-        if (awaitingAnswer || !queue.isEmpty() || (startsRequest && !ctx.channel().isWritable())) {
-            waitingForWritable |= !awaitingAnswer && !ctx.channel().isWritable();
-            enqueue(msg);
+        if (awaitingAnswer || !queue.isEmpty()) {
+            // The flow control handler hands on one part per read() asked for; a part beyond the
+            // current request comes here only from the socket read under way (at most 16 KiB of
+            // input), so this queue is bounded by what was read already, as the handler's own is.
+            queue.add(msg);
             return;
         }
         forward(msg);
+        proceed();
     }
 
+    /** A read that brought no whole part (a request line in pieces, say) ends here: ask again. */
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         ctx.fireChannelReadComplete();
         if (!awaitingAnswer && queue.isEmpty()) {
-            readMore();
+            proceed();
         }
     }
 
@@ -98,20 +101,6 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
             waitingForWritable = false;
             proceed();
         }
-    }
-
-    private void enqueue(Object msg) {
-        if (msg instanceof HttpRequest) {
-            if (queuedRequests >= MAX_QUEUED) {
-                ReferenceCountUtil.release(msg);
-                closing = true;
-                releaseQueued();
-                ctx.close();
-                return;
-            }
-            queuedRequests++;
-        }
-        queue.add(msg);
     }
 
     private void forward(Object msg) {
@@ -139,44 +128,44 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
             return;
         }
         awaitingAnswer = false;
-        // Written at once, inside forward(): the loop that called it goes on by itself.
+        // Written at once, inside forward(): the caller goes on by itself.
         if (!forwarding) {
             proceed();
         }
     }
 
-    /** Hands on what waits, up to the end of the next request, then reads more; only while writable. */
+    /**
+     * Hands on what waits, then asks for the next part, until a request is complete; a new request
+     * only while writable. A read may hand a part over at once, calling back into channelRead: that
+     * call only asks for another round of this loop, so pipelined requests never nest on the stack.
+     */
     private void proceed() {
-        while (!awaitingAnswer && !closing) {
-            if (!ctx.channel().isActive()) {
-                releaseQueued();
-                return;
-            }
-            Object msg = queue.peek();
-            if (msg == null) {
-                readMore();
-                return;
-            }
-            if (!inRequest && !ctx.channel().isWritable()) {
-                waitingForWritable = true;
-                return;
-            }
-            queue.poll();
-            if (msg instanceof HttpRequest) {
-                queuedRequests--;
-            }
-            forward(msg);
-        }
-    }
-
-    private void readMore() {
-        if (closing) {
+        pullAgain = true;
+        if (pulling) {
             return;
         }
-        if (inRequest || ctx.channel().isWritable()) {
-            ctx.read();
-        } else {
-            waitingForWritable = true;
+        pulling = true;
+        try {
+            while (pullAgain && !awaitingAnswer && !closing) {
+                pullAgain = false;
+                if (!ctx.channel().isActive()) {
+                    releaseQueued();
+                    return;
+                }
+                if (!inRequest && !ctx.channel().isWritable()) {
+                    waitingForWritable = true;
+                    return;
+                }
+                Object msg = queue.poll();
+                if (msg != null) {
+                    forward(msg);
+                    pullAgain = true;
+                } else {
+                    ctx.read();
+                }
+            }
+        } finally {
+            pulling = false;
         }
     }
 
@@ -196,6 +185,5 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
         while ((msg = queue.poll()) != null) {
             ReferenceCountUtil.release(msg);
         }
-        queuedRequests = 0;
     }
 }

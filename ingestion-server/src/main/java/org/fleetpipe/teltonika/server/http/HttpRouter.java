@@ -90,6 +90,8 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // A reset by the client, a read timeout: nothing to answer, nothing to alarm anyone.
+        LOG.debug("HTTP connection {} closed on {}", ctx.channel().remoteAddress(), cause.toString());
         ctx.close();
     }
 }
