@@ -310,8 +310,10 @@ public final class IngestionServer implements AutoCloseable {
 
     private String startEmbeddedRedis() {
         embeddedRedis = DevelopmentRedis.start(settings.embeddedRedisPort());
-        LOG.warn("REDIS_URL is not set: started an embedded Redis for development at {} ({}). "
-                + "Set REDIS_URL in production.", embeddedRedis.uri(), embeddedRedis.description());
+        // The URL holds a random password: shown once, like a generated API token (redacted elsewhere).
+        LOG.warn("REDIS_URL is not set: started an embedded Redis for development ({}), with a random password,"
+                + " shown once: export REDIS_URL={} for redis-cli -u \"$REDIS_URL\" and the reference consumer."
+                + " Set REDIS_URL in production.", embeddedRedis.description(), embeddedRedis.uri());
         return embeddedRedis.uri();
     }
 
