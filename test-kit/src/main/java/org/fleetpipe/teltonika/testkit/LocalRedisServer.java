@@ -190,9 +190,13 @@ public final class LocalRedisServer implements AutoCloseable {
         return port;
     }
 
-    /** The address, such as {@code redis://127.0.0.1:6379}, or {@code redis://:password@127.0.0.1:6379}. */
+    /**
+     * The address, such as {@code redis://127.0.0.1:6379}, or {@code redis://default:password@127.0.0.1:6379}
+     * (the user named: redis-cli sends an empty one as a user name and is refused).
+     */
     public String uri() {
-        return "redis://" + (password == null ? "" : ":" + password + "@") + LOOPBACK.getHostAddress() + ":" + port();
+        return "redis://" + (password == null ? "" : "default:" + password + "@") + LOOPBACK.getHostAddress() + ":"
+                + port();
     }
 
     /** The binary this server runs. */

@@ -161,7 +161,7 @@ class LocalRedisServerIT {
         LocalRedisServer server = track(LocalRedisServer.builder().binary(Binary.embedded())
                 .password("0123456789abcdef").build()).start();
 
-        assertThat(server.uri()).isEqualTo("redis://:0123456789abcdef@127.0.0.1:" + server.port());
+        assertThat(server.uri()).isEqualTo("redis://default:0123456789abcdef@127.0.0.1:" + server.port());
         try (StatefulRedisConnection<String, String> connection = client(server).connect()) {
             assertThat(connection.sync().ping()).isEqualTo("PONG");
         }

@@ -30,7 +30,7 @@ class ServerJarProcessIT {
             String redisUrl = server.output().stream().filter(l -> l.contains("embedded Redis"))
                     .map(l -> l.replaceAll(".*export REDIS_URL=(\\S+) .*", "$1")).findFirst().orElseThrow();
             assertThat(redisUrl).as("the URL the log gives, password and port")
-                    .matches("redis://:[0-9a-f]{32}@127\\.0\\.0\\.1:" + redisPort);
+                    .matches("redis://default:[0-9a-f]{32}@127\\.0\\.0\\.1:" + redisPort);
             assertThat(server.output()).filteredOn(l -> l.contains(redisUrl)).as("the password is shown once")
                     .hasSize(1);
             assertThat(server.output()).anySatisfy(l -> assertThat(l).contains("ready:")
