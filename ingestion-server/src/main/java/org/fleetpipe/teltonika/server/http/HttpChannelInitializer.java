@@ -27,7 +27,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private static final int MAX_INITIAL_LINE = 4096;
     private static final int MAX_HEADERS = 8192;
     private static final int MAX_CHUNK = 8192;
-    private static final int MAX_READ_BYTES = 16 * 1024;
+    private static final int MAX_READ_BYTES = 1024;
 
     private final HttpConnections connections;
     private final BearerTokenAuth auth;
@@ -45,8 +45,10 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
         ch.config().setAutoRead(false);
-        // Small reads: whatever one read decodes waits in the flow control handler at once.
-        ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, 1024, MAX_READ_BYTES));
+        // Small reads: whatever one read decodes waits in the flow control handler at once, and a
+        // read of the smallest requests (16 bytes) stays under the codec's 128 requests decoded and
+        // not yet answered, so a client that pipelines deeply is slowed down, not cut off.
+        ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, MAX_READ_BYTES, MAX_READ_BYTES));
         ch.pipeline()
                 // Longer than the longest wait_ms, so a waiting request is answered. It also closes a
                 // client that stopped reading: then we stopped reading it too.

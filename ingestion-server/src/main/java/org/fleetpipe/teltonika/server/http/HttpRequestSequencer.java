@@ -76,7 +76,7 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
         }
         if (awaitingAnswer || !queue.isEmpty()) {
             // The flow control handler hands on one part per read() asked for; a part beyond the
-            // current request comes here only from the socket read under way (at most 16 KiB of
+            // current request comes here only from the socket read under way (at most 1 KiB of
             // input), so this queue is bounded by what was read already, as the handler's own is.
             queue.add(msg);
             return;

@@ -45,6 +45,7 @@ class HttpAttackIT {
     private static final int MAX_HTTP_CONNECTIONS = 6;
     private static final String TOKEN = "http-attack-it-0123456789abcdef0123456789abcdef";
     private static final String PENDING = "teltonika.http.pending.write.bytes";
+    private static final int PATIENT_REQUESTS = 1_000;
 
     private final List<Socket> attackers = new ArrayList<>();
     private IngestionServer server;
@@ -104,38 +105,43 @@ class HttpAttackIT {
         return c == null ? 0 : c.count();
     }
 
+    /** Writes {@code request} {@code times} over, as fast as the socket takes it, on a thread of its own. */
+    private Thread pipeline(Socket socket, String request, int times, AtomicLong sent) {
+        byte[] bytes = request.getBytes(StandardCharsets.US_ASCII);
+        Thread writer = new Thread(() -> {
+            try {
+                OutputStream out = socket.getOutputStream();
+                for (int i = 0; i < times; i++) {
+                    out.write(bytes);
+                    sent.incrementAndGet();
+                }
+            } catch (IOException e) {
+                // Blocked once every buffer is full, until the test closes the socket.
+                LOG.info("a pipelining client's writes ended: {}", e.toString());
+            }
+        }, "pipelining-client");
+        writer.setDaemon(true);
+        writer.start();
+        return writer;
+    }
+
     @Test
     void pipelinedMetricsNeverRead_thenAtMostAboutOneAnswerBuffered_othersServed_devicesKeepTheirAcks()
             throws Exception {
         String metrics = exchange(get("/metrics"));
         assertThat(metrics).startsWith("HTTP/1.1 200");
         int answerBytes = metrics.length();
-        String one = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
-        // A client that pipelines 100 scrapes (2.8 MB of answers) and reads nothing.
+        String scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+        // 1,000 scrapes (some 28 MB of answers, far more than the kernel's socket buffers hold),
+        // and 16,000 more as fast as the socket takes them; neither client reads.
         Socket patient = connectFrom(2, 4096);
-        for (int i = 0; i < 10; i++) {
-            patient.getOutputStream().write(one.repeat(10).getBytes(StandardCharsets.US_ASCII));
-        }
-        // One that keeps pipelining as fast as it can, reading nothing: bounded to 16,000 requests.
+        AtomicLong patientSent = new AtomicLong();
+        Thread patientWriter = pipeline(patient, scrape, PATIENT_REQUESTS, patientSent);
         Socket greedy = connectFrom(3, 4096);
-        AtomicLong sent = new AtomicLong();
-        byte[] eight = one.repeat(8).getBytes(StandardCharsets.US_ASCII);
-        Thread writer = new Thread(() -> {
-            try {
-                OutputStream out = greedy.getOutputStream();
-                for (int i = 0; i < 2_000; i++) {
-                    out.write(eight);
-                    sent.addAndGet(eight.length);
-                }
-            } catch (IOException e) {
-                // Blocked once every buffer is full until the test closes it, or closed by the server.
-                LOG.info("the greedy attacker's writes ended: {}", e.toString());
-            }
-        }, "pipelining-attacker");
-        writer.setDaemon(true);
-        writer.start();
+        AtomicLong greedySent = new AtomicLong();
+        Thread greedyWriter = pipeline(greedy, scrape, 16_000, greedySent);
 
-        // The server stopped at an answer the patient client does not take.
+        // The server stopped at an answer they do not take, and stopped reading them.
         await().atMost(Duration.ofSeconds(20)).until(() -> ServerMeters.gauge(server, PENDING) > 0);
         double maxPending = 0;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
@@ -144,21 +150,23 @@ class HttpAttackIT {
             assertThat(exchange(get("/health/live"))).as("another client meanwhile").startsWith("HTTP/1.1 200");
             Thread.sleep(100);
         }
-        LOG.info("attackers: the patient one pipelined 100 scrapes of {} bytes, the greedy one {} bytes of requests"
-                + " (writer {}); the server held at most {} bytes for both", answerBytes, sent.get(),
-                writer.isAlive() ? "stalled" : "ended", (long) maxPending);
+        LOG.info("pipelining clients: the patient one wrote {} of {} scrapes, the greedy one {} of 16000 (answers"
+                + " of {} bytes); the server held at most {} bytes for both", patientSent.get(), PATIENT_REQUESTS,
+                greedySent.get(), answerBytes, (long) maxPending);
         assertThat(maxPending).as("bytes the server buffers for two clients that do not read: about an answer each")
                 .isGreaterThan(0).isLessThanOrEqualTo(2.0 * (answerBytes + 64 * 1024));
+        assertThat(greedyWriter.isAlive()).as("the greedy client is held up, not cut off").isTrue();
+        assertThat(greedySent.get()).as("and far from all its requests were taken").isLessThan(16_000);
         assertThat(exchange(get("/metrics"))).startsWith("HTTP/1.1 200");
 
-        // The patient client was only held up: reading now, it gets all 100 answers, in order.
+        // The patient client was only held up: reading now, it gets every answer, in order.
         greedy.close();
-        patient.setSoTimeout(20_000);
+        patient.setSoTimeout(30_000);
         InputStream in = patient.getInputStream();
         byte[] buffer = new byte[64 * 1024];
         StringBuilder seen = new StringBuilder();
         int answers = 0;
-        while (answers < 100) {
+        while (answers < PATIENT_REQUESTS) {
             int n = in.read(buffer);
             assertThat(n).as("answers read so far: %d", answers).isPositive();
             seen.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
@@ -167,7 +175,12 @@ class HttpAttackIT {
                 answers++;
                 seen.delete(0, at + 15);
             }
+            if (seen.length() > 15) {
+                seen.delete(0, seen.length() - 15);
+            }
         }
+        patientWriter.join(10_000);
+        assertThat(patientSent.get()).isEqualTo(PATIENT_REQUESTS);
         patient.close();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             assertThat(ServerMeters.gauge(server, PENDING)).isZero();
