@@ -175,7 +175,7 @@ EOF
   echo "redis-server on $REDIS_URL (pid $(cat "$PIDS/redis.pid"), log $LOGS/redis.log)"
 fi
 
-API_TOKEN="${API_TOKEN:-local-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')}"
+API_TOKEN="${API_TOKEN:-local-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}"
 export REDIS_URL API_TOKEN
 export HEARTBEAT_TTL_MS="${HEARTBEAT_TTL_MS:-10000}"
 export HEARTBEAT_INTERVAL_MS="${HEARTBEAT_INTERVAL_MS:-3000}"

@@ -50,6 +50,8 @@ import org.fleetpipe.teltonika.server.http.routes.OpsRoutes;
 import org.fleetpipe.teltonika.server.ops.Purger;
 import org.fleetpipe.teltonika.server.ops.QueueHealthMonitor;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
+import org.fleetpipe.teltonika.server.http.CachedScrape;
+import org.fleetpipe.teltonika.server.http.HttpConnections;
 import org.fleetpipe.teltonika.server.http.OperatorHttpServer;
 import org.fleetpipe.teltonika.server.http.Readiness;
 import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
@@ -121,6 +123,7 @@ public final class IngestionServer implements AutoCloseable {
     private JanitorTicker janitor;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
+    private EventLoopGroup httpGroup;
     private IngestionMetrics metrics;
     private String redisUrl;
     private String apiToken;
@@ -284,8 +287,11 @@ public final class IngestionServer implements AutoCloseable {
             udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
                     settings.decodeLimits().maxFrameBytes(), udpHandler);
         }
-        httpAddress = http.bind(boss, workers, settings.bindAddress(), settings.httpPort(), this::readiness,
-                registry::scrape, new BearerTokenAuth(apiToken), routes,
+        // One thread of its own: HTTP work (a scrape, a slow client) never delays a device's ACK.
+        httpGroup = Transports.group(1, new DefaultThreadFactory("http", false));
+        httpAddress = http.bind(httpGroup, settings.http().bindAddress(), settings.httpPort(),
+                new HttpConnections(settings.http().maxConnections(), registry), this::readiness,
+                new CachedScrape(registry::scrape, Duration.ofSeconds(1)), new BearerTokenAuth(apiToken), routes,
                 settings.commands().maxWait().plusSeconds(30));
 
         identity.listeningOn(tcpAddress.getPort(), httpAddress.getPort());
@@ -305,8 +311,10 @@ public final class IngestionServer implements AutoCloseable {
 
     private String startEmbeddedRedis() {
         embeddedRedis = DevelopmentRedis.start(settings.embeddedRedisPort());
-        LOG.warn("REDIS_URL is not set: started an embedded Redis for development at {} ({}). "
-                + "Set REDIS_URL in production.", embeddedRedis.uri(), embeddedRedis.description());
+        // The URL holds a random password: shown once, like a generated API token (redacted elsewhere).
+        LOG.warn("REDIS_URL is not set: started an embedded Redis for development ({}), with a random password,"
+                + " shown once: export REDIS_URL={} for redis-cli -u \"$REDIS_URL\" and the reference consumer."
+                + " Set REDIS_URL in production.", embeddedRedis.description(), embeddedRedis.uri());
         return embeddedRedis.uri();
     }
 
@@ -432,6 +440,9 @@ public final class IngestionServer implements AutoCloseable {
         }
         if (workers != null) {
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+        if (httpGroup != null) {
+            httpGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
         if (boss != null) {
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);

@@ -44,6 +44,7 @@ public final class LocalRedisServer implements AutoCloseable {
     private final List<String> extraArgs;
     private final Path configFile;
     private final Duration timeout;
+    private final String password;
     private final boolean portChosenByUs;
     private volatile int port;
     private boolean startedOnce;
@@ -63,6 +64,7 @@ public final class LocalRedisServer implements AutoCloseable {
         this.extraArgs = List.copyOf(builder.extraArgs);
         this.configFile = builder.configFile;
         this.timeout = builder.timeout;
+        this.password = builder.password;
         this.portChosenByUs = builder.port == 0;
         this.port = portChosenByUs ? freePort() : builder.port;
     }
@@ -188,9 +190,13 @@ public final class LocalRedisServer implements AutoCloseable {
         return port;
     }
 
-    /** The address, such as {@code redis://127.0.0.1:6379}. */
+    /**
+     * The address, such as {@code redis://127.0.0.1:6379}, or {@code redis://default:password@127.0.0.1:6379}
+     * (the user named: redis-cli sends an empty one as a user name and is refused).
+     */
     public String uri() {
-        return "redis://" + LOOPBACK.getHostAddress() + ":" + port();
+        return "redis://" + (password == null ? "" : "default:" + password + "@") + LOOPBACK.getHostAddress() + ":"
+                + port();
     }
 
     /** The binary this server runs. */
@@ -226,6 +232,9 @@ public final class LocalRedisServer implements AutoCloseable {
                 "--save", "",
                 "--appendonly", "no",
                 "--protected-mode", "no"));
+        if (password != null) {
+            command.addAll(List.of("--requirepass", password));
+        }
         command.addAll(extraArgs);
         Process p;
         try {
@@ -256,7 +265,7 @@ public final class LocalRedisServer implements AutoCloseable {
                 }
                 throw new IllegalStateException(message + output.describe());
             }
-            if (answersPing(port)) {
+            if (answersPing(port, password)) {
                 return;
             }
             if (System.nanoTime() > deadline) {
@@ -362,15 +371,23 @@ public final class LocalRedisServer implements AutoCloseable {
         }
     }
 
-    private static boolean answersPing(int port) {
+    private static boolean answersPing(int port, String password) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(LOOPBACK, port), 250);
             socket.setSoTimeout(1000);
             OutputStream out = socket.getOutputStream();
+            String expected = "+PONG";
+            if (password != null) {
+                byte[] pass = password.getBytes(StandardCharsets.UTF_8);
+                out.write(("*2\r\n$4\r\nAUTH\r\n$" + pass.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(pass);
+                out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                expected = "+OK\r\n+PONG";
+            }
             out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            byte[] reply = socket.getInputStream().readNBytes(5);
-            return "+PONG".equals(new String(reply, StandardCharsets.US_ASCII));
+            byte[] reply = socket.getInputStream().readNBytes(expected.length());
+            return expected.equals(new String(reply, StandardCharsets.US_ASCII));
         } catch (IOException e) {
             return false;
         }
@@ -511,8 +528,20 @@ public final class LocalRedisServer implements AutoCloseable {
         private final List<String> extraArgs = new ArrayList<>();
         private Path configFile;
         private Duration timeout = DEFAULT_TIMEOUT;
+        private String password;
 
         private Builder() {
+        }
+
+        /** A password clients must give ({@code requirepass}); it appears in {@link #uri()}. By default none. */
+        public Builder password(String password) {
+            if (password == null || password.isEmpty() || !password.chars().allMatch(c -> c > 0x20 && c < 0x7F
+                    && c != '@' && c != ':' && c != '/')) {
+                // It goes into a redis:// URL unescaped.
+                throw new IllegalArgumentException("password must be printable ASCII without space, @, : or /");
+            }
+            this.password = password;
+            return this;
         }
 
         /** A fixed port; by default a free one is picked. */

@@ -157,6 +157,24 @@ class LocalRedisServerIT {
     }
 
     @Test
+    void start_whenPasswordGiven_thenOnlyClientsThatGiveItAreServed_andTheUriCarriesIt() {
+        LocalRedisServer server = track(LocalRedisServer.builder().binary(Binary.embedded())
+                .password("0123456789abcdef").build()).start();
+
+        assertThat(server.uri()).isEqualTo("redis://default:0123456789abcdef@127.0.0.1:" + server.port());
+        try (StatefulRedisConnection<String, String> connection = client(server).connect()) {
+            assertThat(connection.sync().ping()).isEqualTo("PONG");
+        }
+        RedisURI without = RedisURI.create("redis://127.0.0.1:" + server.port());
+        without.setTimeout(Duration.ofSeconds(5));
+        RedisClient anonymous = RedisClient.create(without);
+        clients.add(anonymous);
+        // Lettuce's handshake on connect is refused already.
+        assertThatThrownBy(anonymous::connect).hasStackTraceContaining("NOAUTH");
+        assertThatThrownBy(() -> LocalRedisServer.builder().password("a@b")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void start_whenExtraArgIsValid_thenServerUsesIt() {
         LocalRedisServer server = track(LocalRedisServer.builder()
                 .binary(Binary.embedded())

@@ -39,7 +39,7 @@ class KillUnderLoadIT {
             for (String prefix : List.of("k1", "k2", "k3")) {
                 replicas.add(ServerProcess.start(Map.of("REDIS_URL", redis.uri(), "INSTANCE_ID", prefix,
                         "HEARTBEAT_TTL_MS", Long.toString(TTL_MS), "HEARTBEAT_INTERVAL_MS", "1000",
-                        "JANITOR_INTERVAL_MS", Long.toString(JANITOR_MS), "API_TOKEN", "t")));
+                        "JANITOR_INTERVAL_MS", Long.toString(JANITOR_MS), "API_TOKEN", "kill-under-load-0123456789abcdef0123456789abcdef")));
             }
             FaultRun run = FaultRun.start(replicas.stream().map(r -> new InetSocketAddress("127.0.0.1", r.tcpPort))
                     .toList(), DEVICES, 16);

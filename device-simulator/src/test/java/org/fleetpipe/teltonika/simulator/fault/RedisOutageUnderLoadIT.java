@@ -35,7 +35,7 @@ class RedisOutageUnderLoadIT {
             for (String prefix : List.of("o1", "o2")) {
                 replicas.add(ServerProcess.start(Map.of("REDIS_URL", redis.uri(), "INSTANCE_ID", prefix,
                         "HEARTBEAT_TTL_MS", "3000", "HEARTBEAT_INTERVAL_MS", "1000", "JANITOR_INTERVAL_MS", "1000",
-                        "REDIS_COMMAND_TIMEOUT", "1s", "API_TOKEN", "t")));
+                        "REDIS_COMMAND_TIMEOUT", "1s", "API_TOKEN", "redis-outage-0123456789abcdef0123456789abcdef")));
             }
             FaultRun run = FaultRun.start(replicas.stream().map(r -> new InetSocketAddress("127.0.0.1", r.tcpPort))
                     .toList(), 20, 25);

@@ -33,17 +33,18 @@ import org.junit.jupiter.api.Test;
 class RollingRestartUnderLoadIT {
 
     private static final Pattern ID = Pattern.compile("\"id\":\"([^\"]+)\"");
+    private static final String TOKEN = "rolling-restart-0123456789abcdef0123456789abcdef";
     private final HttpClient http = HttpClient.newHttpClient();
 
     private Map<String, String> env(RedisFixture redis, String prefix) {
         return Map.of("REDIS_URL", redis.uri(), "INSTANCE_ID", prefix, "HEARTBEAT_TTL_MS", "3000",
-                "HEARTBEAT_INTERVAL_MS", "1000", "JANITOR_INTERVAL_MS", "1000", "API_TOKEN", "t",
+                "HEARTBEAT_INTERVAL_MS", "1000", "JANITOR_INTERVAL_MS", "1000", "API_TOKEN", TOKEN,
                 "DRAIN_WINDOW", "1s", "COMMAND_REPLY_TIMEOUT", "10s");
     }
 
     private String post(ServerProcess to, String imei) throws Exception {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + to.httpPort
-                        + "/api/v1/devices/" + imei + "/commands")).header("Authorization", "Bearer t")
+                        + "/api/v1/devices/" + imei + "/commands")).header("Authorization", "Bearer " + TOKEN)
                 .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"getinfo\",\"ttl_ms\":600000}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         Matcher m = ID.matcher(r.body());
@@ -53,7 +54,7 @@ class RollingRestartUnderLoadIT {
 
     private String status(ServerProcess at, String id) throws Exception {
         String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + at.httpPort
-                + "/api/v1/commands/" + id)).header("Authorization", "Bearer t").build(),
+                + "/api/v1/commands/" + id)).header("Authorization", "Bearer " + TOKEN).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         Matcher m = Pattern.compile("\"status\":\"([a-z]+)\"").matcher(body);
         return m.find() ? m.group(1) : body;

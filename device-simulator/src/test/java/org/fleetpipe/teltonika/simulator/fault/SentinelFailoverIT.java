@@ -99,7 +99,7 @@ class SentinelFailoverIT {
             for (String prefix : List.of("s1", "s2")) {
                 ServerProcess server = ServerProcess.start(Map.of("REDIS_URL", url, "INSTANCE_ID", prefix,
                         "ACK_REPLICAS", Integer.toString(ackReplicas), "HEARTBEAT_TTL_MS", "6000",
-                        "HEARTBEAT_INTERVAL_MS", "2000", "REDIS_COMMAND_TIMEOUT", "2s", "API_TOKEN", "t"));
+                        "HEARTBEAT_INTERVAL_MS", "2000", "REDIS_COMMAND_TIMEOUT", "2s", "API_TOKEN", "sentinel-failover-0123456789abcdef0123456789abcdef"));
                 servers.add(server);
                 open.add(server);
             }

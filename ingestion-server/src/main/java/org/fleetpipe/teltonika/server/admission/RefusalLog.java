@@ -1,5 +1,7 @@
 package org.fleetpipe.teltonika.server.admission;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +23,15 @@ public final class RefusalLog {
 
     public RefusalLog(Duration interval) {
         this.intervalMillis = interval.toMillis();
+    }
+
+    /**
+     * The key for refusals counted per source: the host address alone. With the port, every new
+     * connection of one host (each has a port of its own) would be logged again.
+     */
+    public static String addressKey(SocketAddress remote) {
+        return remote instanceof InetSocketAddress inet && inet.getAddress() != null
+                ? inet.getAddress().getHostAddress() : String.valueOf(remote);
     }
 
     /** Logs {@code message} (with its arguments) unless {@code key} was logged within the interval. */

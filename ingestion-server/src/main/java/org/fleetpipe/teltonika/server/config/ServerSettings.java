@@ -18,6 +18,7 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
  *                          'deny' message that was lost
  * @param hostile the bounds against hosts without credentials (pre-login, dead letters, new IMEIs,
  *                device messages)
+ * @param http the HTTP listener's address and connection cap
  */
 public record ServerSettings(
         String bindAddress,
@@ -60,7 +61,8 @@ public record ServerSettings(
         Duration shutdownGrace,
         Duration drainWindow,
         int ioThreads,
-        HostileClientLimits hostile) {
+        HostileClientLimits hostile,
+        HttpSettings http) {
 
     /** The event loop threads to start for device connections. */
     public int ioThreadCount() {
@@ -76,6 +78,6 @@ public record ServerSettings(
                 maxUdpInFlight, loginTimeout, readIdleTimeout, retention, dedupWindow, ackReplicas,
                 ackReplicasTimeout, dedupPerDevice,
                 deadLetterMaxEntries,
-                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads, hostile);
+                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads, hostile, this.http);
     }
 }

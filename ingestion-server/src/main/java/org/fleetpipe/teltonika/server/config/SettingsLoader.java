@@ -37,6 +37,8 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 public final class SettingsLoader {
 
     private static final String ROOT = SettingValues.ROOT;
+    /** 32 characters: 128 bits as hex, far beyond guessing over HTTP. */
+    static final int MIN_API_TOKEN_CHARS = 32;
     private static final String[] LOG_LEVELS = {"trace", "debug", "info", "warn", "error", "off"};
 
     private SettingsLoader() {
@@ -120,6 +122,11 @@ public final class SettingsLoader {
         }
         String url = string(c, "redis.url").trim();
         String token = string(c, "api-token").trim();
+        if (!token.isEmpty() && token.length() < MIN_API_TOKEN_CHARS) {
+            // A short token can be guessed; the value itself is never shown (SettingValues).
+            throw refuse(c, "api-token", "must be at least " + MIN_API_TOKEN_CHARS
+                    + " characters (openssl rand -hex 32 makes one), or unset for a generated one");
+        }
         Duration ttl = positive(c, "heartbeat.ttl");
         Duration interval = positive(c, "heartbeat.interval");
         if (interval.multipliedBy(2).compareTo(ttl) > 0) {
@@ -129,8 +136,9 @@ public final class SettingsLoader {
         // Read by logback before this (logFormat, logLevel); checked here so a typo stops the start.
         oneOf(c, "log.format", "text", "json");
         oneOf(c, "log.level", LOG_LEVELS);
+        String bind = bindAddress(c, "bind-address");
         ServerSettings s = new ServerSettings(
-                bindAddress(c, "bind-address"),
+                bind,
                 port(c, "tcp-port"),
                 port(c, "udp-port"),
                 port(c, "http-port"),
@@ -185,7 +193,9 @@ public final class SettingsLoader {
                 positive(c, "shutdown.grace"),
                 notNegative(c, "shutdown.drain-window"),
                 intIn(c, "io-threads", 0, 1024),
-                hostileClientLimits(c));
+                hostileClientLimits(c),
+                new HttpSettings(string(c, "http.bind-address").trim().isEmpty() ? bind
+                        : bindAddress(c, "http.bind-address"), intIn(c, "http.max-connections", 1, 100_000)));
         return s;
     }
 
@@ -280,7 +290,7 @@ public final class SettingsLoader {
     }
 
     private static String bindAddress(Config c, String key) {
-        String address = string(c, key);
+        String address = string(c, key).trim();
         if (!io.netty.util.NetUtil.isValidIpV4Address(address) && !io.netty.util.NetUtil.isValidIpV6Address(address)
                 && !"localhost".equals(address)) {
             throw refuse(c, key, "not an IP address");

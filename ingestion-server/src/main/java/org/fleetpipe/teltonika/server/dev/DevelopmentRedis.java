@@ -12,7 +12,7 @@ public interface DevelopmentRedis extends AutoCloseable {
     /** The class whose presence tells the two jars apart; touched by name only, never loaded here. */
     String LAUNCHER = "org.fleetpipe.teltonika.testkit.LocalRedisServer";
 
-    /** Such as {@code redis://127.0.0.1:6379}. */
+    /** Such as {@code redis://default:password@127.0.0.1:6379}. */
     String uri();
 
     /** Which binary runs, for the log line. */

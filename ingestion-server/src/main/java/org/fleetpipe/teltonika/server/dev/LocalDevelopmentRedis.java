@@ -3,9 +3,14 @@ package org.fleetpipe.teltonika.server.dev;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import org.fleetpipe.teltonika.testkit.LocalRedisServer;
 
-/** The test-kit's {@link LocalRedisServer} as the development Redis; loaded only when the test-kit is there. */
+/**
+ * The test-kit's {@link LocalRedisServer} as the development Redis, with a random password; loaded
+ * only when the test-kit is there.
+ */
 final class LocalDevelopmentRedis implements DevelopmentRedis {
 
     private final LocalRedisServer server;
@@ -15,7 +20,10 @@ final class LocalDevelopmentRedis implements DevelopmentRedis {
     }
 
     static DevelopmentRedis start(int preferredPort) {
-        LocalRedisServer.Builder builder = LocalRedisServer.builder();
+        // Random per start: any local user could otherwise read and write the development data.
+        byte[] secret = new byte[16];
+        new SecureRandom().nextBytes(secret);
+        LocalRedisServer.Builder builder = LocalRedisServer.builder().password(HexFormat.of().formatHex(secret));
         if (preferredPort > 0 && portFree(preferredPort)) {
             builder.port(preferredPort);
         }

@@ -3,31 +3,56 @@ package org.fleetpipe.teltonika.server.http;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
 /**
- * HTTP/1.1 lets a client send requests before it read the answers, and those answers must come
- * in request order. Some answers are asynchronous (readiness, API calls), so requests are handed
- * to the router one at a time: the next one only after the previous answer was written.
+ * One request at a time per connection, with write back-pressure. HTTP/1.1 lets a client send
+ * requests before it read the answers, and the answers must come in request order; some are
+ * asynchronous (readiness, API calls). The channel runs with autoRead off behind a
+ * {@link io.netty.handler.flow.FlowControlHandler}, so each {@code read()} brings one decoded part
+ * of a request (head, body chunk, end), or a read-complete when a socket read decoded nothing whole,
+ * and this handler pulls them: the parts of the current
+ * request as they are needed, and the next request only once the current one's answer was written
+ * out (the write finished) while the channel is writable. A client that pipelines requests and
+ * never reads the answers therefore stops the server reading it, instead of making it buffer
+ * answers without end; the server holds about one answer for it, and the requests of one read.
  */
 final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
 
     private static final AttributeKey<HttpRequestSequencer> KEY =
             AttributeKey.valueOf(HttpRequestSequencer.class, "sequencer");
-    /** Pipelined requests waiting; a client sending more than this is not a probe or a scraper. */
-    private static final int MAX_QUEUED = 16;
-
     private final ArrayDeque<Object> queue = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
-    private boolean busy;
+    /** Parts of the current request are still coming. */
+    private boolean inRequest;
+    /** The current request is complete and its answer not yet written. */
+    private boolean awaitingAnswer;
+    /** The answer was written before the request's last part came (a refusal on the head). */
+    private boolean answeredEarly;
+    private boolean forwarding;
+    private boolean pulling;
+    private boolean pullAgain;
+    private boolean waitingForWritable;
+    private boolean closing;
 
     /** Called on the event loop once the answer to the current request is written. */
     static void answered(Channel channel) {
         HttpRequestSequencer sequencer = channel.attr(KEY).get();
         if (sequencer != null) {
-            sequencer.next();
+            sequencer.answered();
+        }
+    }
+
+    /** Called when an answer closes the connection: nothing more is read or handed on. */
+    static void closing(Channel channel) {
+        HttpRequestSequencer sequencer = channel.attr(KEY).get();
+        if (sequencer != null) {
+            sequencer.closing = true;
+            sequencer.releaseQueued();
         }
     }
 
@@ -38,29 +63,109 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!busy) {
-            busy = true;
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        if (queue.size() >= MAX_QUEUED) {
-            ReferenceCountUtil.release(msg);
-            ctx.close();
-            return;
-        }
-        queue.add(msg);
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.fireChannelActive();
+        proceed();
     }
 
-    private void next() {
-        Object msg = queue.poll();
-        if (msg == null) {
-            busy = false;
-        } else if (ctx.channel().isActive()) {
-            ctx.fireChannelRead(msg);
-        } else {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
             ReferenceCountUtil.release(msg);
-            releaseQueued();
+            return;
+        }
+        if (awaitingAnswer || !queue.isEmpty()) {
+            // The flow control handler hands on one part per read() asked for; a part beyond the
+            // current request comes here only from the socket read under way (at most 1 KiB of
+            // input), so this queue is bounded by what was read already, as the handler's own is.
+            queue.add(msg);
+            return;
+        }
+        forward(msg);
+        proceed();
+    }
+
+    /** A read that brought no whole part (a request line in pieces, say) ends here: ask again. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.fireChannelReadComplete();
+        if (!awaitingAnswer && queue.isEmpty()) {
+            proceed();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ctx.fireChannelWritabilityChanged();
+        if (waitingForWritable && ctx.channel().isWritable()) {
+            waitingForWritable = false;
+            proceed();
+        }
+    }
+
+    private void forward(Object msg) {
+        if (msg instanceof HttpRequest) {
+            inRequest = true;
+            answeredEarly = false;
+        }
+        if (msg instanceof LastHttpContent && inRequest) {
+            // Marked before it is handed on, so an answer written at once finds the request complete.
+            inRequest = false;
+            awaitingAnswer = !answeredEarly;
+            answeredEarly = false;
+        }
+        forwarding = true;
+        try {
+            ctx.fireChannelRead(msg);
+        } finally {
+            forwarding = false;
+        }
+    }
+
+    private void answered() {
+        if (inRequest) {
+            answeredEarly = true;
+            return;
+        }
+        awaitingAnswer = false;
+        // Written at once, inside forward(): the caller goes on by itself.
+        if (!forwarding) {
+            proceed();
+        }
+    }
+
+    /**
+     * Hands on what waits, then asks for the next part, until a request is complete; a new request
+     * only while writable. A read may hand a part over at once, calling back into channelRead: that
+     * call only asks for another round of this loop, so pipelined requests never nest on the stack.
+     */
+    private void proceed() {
+        pullAgain = true;
+        if (pulling) {
+            return;
+        }
+        pulling = true;
+        try {
+            while (pullAgain && !awaitingAnswer && !closing) {
+                pullAgain = false;
+                if (!ctx.channel().isActive()) {
+                    releaseQueued();
+                    return;
+                }
+                if (!inRequest && !ctx.channel().isWritable()) {
+                    waitingForWritable = true;
+                    return;
+                }
+                Object msg = queue.poll();
+                if (msg != null) {
+                    forward(msg);
+                    pullAgain = true;
+                } else {
+                    ctx.read();
+                }
+            }
+        } finally {
+            pulling = false;
         }
     }
 

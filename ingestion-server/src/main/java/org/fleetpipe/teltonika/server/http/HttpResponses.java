@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.server.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -49,12 +49,22 @@ public final class HttpResponses {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
         HttpUtil.setContentLength(response, content.readableBytes());
+        Channel channel = ctx.channel();
         if (keepAlive) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-            ctx.writeAndFlush(response);
-            HttpRequestSequencer.answered(ctx.channel());
+            // The next request only once this answer is out: a client that does not read holds up
+            // its own connection, not our memory.
+            ctx.writeAndFlush(response).addListener(f -> {
+                if (f.isSuccess()) {
+                    HttpRequestSequencer.answered(channel);
+                } else {
+                    channel.close();
+                }
+            });
         } else {
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            HttpRequestSequencer.closing(channel);
+            LingeringClose.after(ctx.writeAndFlush(response));
         }
     }
 }

@@ -17,47 +17,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes by path: health and metrics need no token; everything under {@code /api/v1/} needs the
- * bearer token and goes to the {@link ApiRoute} of its resource.
+ * Routes by path: health and metrics, and everything under {@code /api/v1/} (its token checked on
+ * the head by {@link HttpRequestGate}) to the {@link ApiRoute} of its resource.
  */
 @Sharable
 final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpRouter.class);
-    private static final String API = "/api/v1/";
 
     private final Supplier<CompletionStage<Readiness>> readiness;
     private final Supplier<String> prometheus;
-    private final BearerTokenAuth auth;
     private final Map<String, ApiRoute> routes = new HashMap<>();
 
-    HttpRouter(Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus, BearerTokenAuth auth,
-               List<ApiRoute> apiRoutes) {
+    HttpRouter(Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus, List<ApiRoute> apiRoutes) {
         this.readiness = readiness;
         this.prometheus = prometheus;
-        this.auth = auth;
         apiRoutes.forEach(r -> routes.put(r.resource(), r));
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        // HttpRequestGate answered malformed heads, bad URIs and calls without the token already.
         if (request.decoderResult().isFailure()) {
-            // Line or headers over the limits, or not HTTP at all: answer once, then close.
-            HttpResponses.error(ctx, false, HttpResponseStatus.BAD_REQUEST, "bad-request",
-                    "malformed or oversized request line or headers");
+            // A malformed body (a broken chunk, say): answer once, then close.
+            HttpResponses.error(ctx, false, HttpResponseStatus.BAD_REQUEST, "bad-request", "malformed request body");
             return;
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
-        String path;
-        try {
-            path = new QueryStringDecoder(request.uri()).path();
-        } catch (IllegalArgumentException e) {
-            // A malformed percent escape: an answer, not a silently closed connection.
-            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.BAD_REQUEST, "bad-request", "malformed URI");
-            return;
-        }
-        if (path.startsWith(API)) {
-            api(ctx, request, path.substring(API.length()), keepAlive);
+        String path = new QueryStringDecoder(request.uri()).path();
+        if (path.startsWith(HttpRequestGate.API)) {
+            api(ctx, request, path.substring(HttpRequestGate.API.length()), keepAlive);
             return;
         }
         if (!request.method().equals(HttpMethod.GET)) {
@@ -80,11 +69,6 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private void api(ChannelHandlerContext ctx, FullHttpRequest request, String rest, boolean keepAlive) {
-        if (!auth.allows(request)) {
-            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.UNAUTHORIZED, "unauthorized",
-                    "send Authorization: Bearer <API_TOKEN>");
-            return;
-        }
         String[] segments = rest.isEmpty() ? new String[0] : rest.split("/", -1);
         ApiRoute route = segments.length == 0 ? null : routes.get(segments[0]);
         if (route == null) {
@@ -106,6 +90,8 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // A reset by the client, a read timeout: nothing to answer, nothing to alarm anyone.
+        LOG.debug("HTTP connection {} closed on {}", ctx.channel().remoteAddress(), cause.toString());
         ctx.close();
     }
 }

@@ -2,50 +2,47 @@ package org.fleetpipe.teltonika.server.http;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.ReadTimeoutHandler;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.server.tcp.Transports;
 
-/** The HTTP listener: health, readiness, metrics and the operator API. */
+/**
+ * The HTTP listener: health, readiness, metrics and the operator API. It runs on an event loop
+ * group of its own, so an HTTP client, hostile or not, never holds up a device connection.
+ */
 public final class OperatorHttpServer {
-
-    /** The largest body (a bulk admission change of 10,000 IMEIs is about 200 KiB). */
-    private static final int MAX_REQUEST_BYTES = 1024 * 1024;
-    private static final int MAX_INITIAL_LINE = 4096;
-    private static final int MAX_HEADERS = 8192;
 
     private Channel listener;
 
-    public InetSocketAddress bind(EventLoopGroup boss, EventLoopGroup workers, String host, int port,
+    /**
+     * Binds to {@code host:port} on {@code group} (accepting and serving).
+     *
+     * @param readTimeout a connection that sends nothing for this long is closed
+     */
+    public InetSocketAddress bind(EventLoopGroup group, String host, int port, HttpConnections connections,
                                   Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus,
-                                  BearerTokenAuth auth, List<ApiRoute> routes, java.time.Duration readTimeout)
+                                  BearerTokenAuth auth, List<ApiRoute> routes, Duration readTimeout)
             throws InterruptedException {
-        HttpRouter handler = new HttpRouter(readiness, prometheus, auth, routes);
         listener = new ServerBootstrap()
-                .group(boss, workers)
+                .group(group, group)
                 .channel(Transports.serverChannel())
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        ch.pipeline()
-                                // Longer than the longest wait_ms, so a waiting request is answered.
-                                .addLast(new ReadTimeoutHandler(readTimeout.toMillis(),
-                                        java.util.concurrent.TimeUnit.MILLISECONDS))
-                                .addLast(new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADERS, 8192))
-                                .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
-                                .addLast(new HttpRequestSequencer())
-                                .addLast(handler);
-                    }
-                })
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childHandler(pipeline(connections, readiness, prometheus, auth, routes, readTimeout))
                 .bind(host, port).sync().channel();
         return (InetSocketAddress) listener.localAddress();
+    }
+
+    /** The pipeline a real connection gets, for tests that run it on an EmbeddedChannel. */
+    static HttpChannelInitializer pipeline(HttpConnections connections, Supplier<CompletionStage<Readiness>> readiness,
+                                           Supplier<String> prometheus, BearerTokenAuth auth, List<ApiRoute> routes,
+                                           Duration readTimeout) {
+        return new HttpChannelInitializer(connections, auth, new HttpRouter(readiness, prometheus, routes),
+                readTimeout);
     }
 
     public void close() {

@@ -1,13 +1,19 @@
 package org.fleetpipe.teltonika.server.session;
 
 import io.netty.channel.Channel;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The single way the server closes a device connection: remember why, log one line, close. */
+/**
+ * The single way the server closes a device connection: remember why, log a line (at most
+ * {@value #LINES_PER_MINUTE} a minute per reason, the rest summed up), close.
+ */
 public final class Disconnector {
 
     private static final Logger LOG = LoggerFactory.getLogger(Disconnector.class);
+    static final int LINES_PER_MINUTE = 10;
+    private static final CloseLog LINES = new CloseLog(LOG, LINES_PER_MINUTE, Duration.ofMinutes(1));
 
     private Disconnector() {
     }
@@ -17,8 +23,8 @@ public final class Disconnector {
         boolean first = session.closeReason() == DisconnectReason.PEER_CLOSED && channel.isActive();
         session.closing(reason);
         if (first) {
-            LOG.info("closing device connection imei={} remote={} reason={} detail={}", session.imeiText(),
-                    session.remote(), reason.label(), detail);
+            LINES.closing(channel.eventLoop(), reason, "closing device connection imei={} remote={} reason={} detail={}",
+                    session.imeiText(), session.remote(), reason.label(), detail);
         }
         channel.close();
     }

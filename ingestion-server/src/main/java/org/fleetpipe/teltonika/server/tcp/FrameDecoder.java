@@ -41,8 +41,9 @@ final class FrameDecoder extends ByteToMessageDecoder {
             String refusal = beforeLogin(in);
             if (refusal != null) {
                 failed = true;
-                rejector.beforeLogin(ctx.channel(), refusal);
+                // Dropped before the close: closing may release the cumulation (EmbeddedChannel closes at once).
                 in.skipBytes(in.readableBytes());
+                rejector.beforeLogin(ctx.channel(), refusal);
                 return;
             }
         }
@@ -54,8 +55,13 @@ final class FrameDecoder extends ByteToMessageDecoder {
             }
         } catch (CodecException e) {
             failed = true;
-            rejector.reject(ctx.channel(), e, in);
-            in.skipBytes(in.readableBytes());
+            // Taken out of the cumulation, and kept alive, before the close can release it.
+            ByteBuf rest = in.readRetainedSlice(in.readableBytes());
+            try {
+                rejector.reject(ctx.channel(), e, rest);
+            } finally {
+                rest.release();
+            }
         }
     }
 

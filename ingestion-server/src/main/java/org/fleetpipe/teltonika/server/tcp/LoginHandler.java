@@ -86,7 +86,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             imei = Imei.parse(login.text(), luhnCheck);
         } catch (CodecException e) {
             boolean luhn = e.reason() == CodecException.Reason.IMEI_CHECK_DIGIT;
-            String key = luhn ? login.text() : String.valueOf(session.remote());
+            String key = luhn ? login.text() : RefusalLog.addressKey(session.remote());
             refuse(ctx, session, luhn ? "luhn" : "malformed", key, e.getMessage()
                     + (luhn ? " (IMEI_LUHN_CHECK=false turns this check off)" : ""));
             return;
@@ -103,7 +103,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             } else if (refusal != null) {
                 // Made-up IMEIs are many, their address one: one log line per address, not per IMEI.
                 boolean byAddress = refusal.equals(NEW_IMEI_LIMIT);
-                refuse(ctx, session, refusal, byAddress && address != null ? address.getHostAddress() : imei.value(),
+                refuse(ctx, session, refusal, byAddress ? RefusalLog.addressKey(channel.remoteAddress()) : imei.value(),
                         refusalDetail(refusal));
             } else if (channel.isActive()) {
                 admitted(ctx, session, imei);

@@ -164,8 +164,7 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         if (cause instanceof Refused refused) {
             metrics.login(false, refused.reason);
             // Made-up IMEIs are many, their address one: one log line per address, not per IMEI.
-            String key = refused.reason.equals(NEW_IMEI_LIMIT) ? sender.getAddress().getHostAddress()
-                    : imei.value();
+            String key = refused.reason.equals(NEW_IMEI_LIMIT) ? RefusalLog.addressKey(sender) : imei.value();
             refusals.refused(refused.reason + "/" + key, "UDP datagram refused imei={} remote={} reason={}", imei,
                     sender, refused.reason);
             return;

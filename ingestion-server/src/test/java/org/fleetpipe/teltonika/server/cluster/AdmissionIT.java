@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class AdmissionIT {
 
-    private static final String TOKEN = "adm";
+    private static final String TOKEN = "adm-0123456789abcdef0123456789abcdef";
     private static final String IMEI = "352093081452251";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -99,10 +99,11 @@ class AdmissionIT {
 
         api(a, "DELETE", "/api/v1/admission/allowed/" + IMEI, null);
         assertThat(login(a, IMEI)).isZero();
-        String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                + a.httpAddress().getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
-        assertThat(metrics).containsPattern(
-                "(?m)^teltonika_logins_total\\{reason=\"not-allowed\",result=\"refused\"} 2\\.0$");
+        // The Prometheus text is made at most once a second.
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + a.httpAddress().getPort() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body()).containsPattern(
+                "(?m)^teltonika_logins_total\\{reason=\"not-allowed\",result=\"refused\"} 2\\.0$"));
     }
 
     @Test

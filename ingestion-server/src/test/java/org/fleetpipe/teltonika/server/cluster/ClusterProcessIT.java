@@ -22,7 +22,7 @@ class ClusterProcessIT {
 
     private static Map<String, String> env(RedisFixture redis, String prefix) {
         return Map.of("REDIS_URL", redis.uri(), "INSTANCE_ID", prefix, "HEARTBEAT_TTL_MS", "3000",
-                "HEARTBEAT_INTERVAL_MS", "1000", "API_TOKEN", "test-token");
+                "HEARTBEAT_INTERVAL_MS", "1000", "API_TOKEN", "test-token-0123456789abcdef0123456789abcdef");
     }
 
     @Test

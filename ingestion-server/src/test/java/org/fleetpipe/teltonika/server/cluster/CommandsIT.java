@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class CommandsIT {
 
-    private static final String TOKEN = "cmd-token";
+    private static final String TOKEN = "cmd-token-0123456789abcdef0123456789abcdef";
     private static final String IMEI = "352093081452251";
     private static final String GETINFO_HEX = GoldenVectors.ofKind("command").stream()
             .filter(v -> v.codec().equals("12")).findFirst().orElseThrow().hex().toUpperCase();

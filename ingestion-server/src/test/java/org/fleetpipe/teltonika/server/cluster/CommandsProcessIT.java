@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class CommandsProcessIT {
 
     private static final String IMEI = "352093081452251";
-    private static final String TOKEN = "t";
+    private static final String TOKEN = "commands-process-0123456789abcdef0123456789abcdef";
     private static final String GETINFO_HEX = GoldenVectors.ofKind("command").stream()
             .filter(v -> v.codec().equals("12")).findFirst().orElseThrow().hex().toUpperCase();
 

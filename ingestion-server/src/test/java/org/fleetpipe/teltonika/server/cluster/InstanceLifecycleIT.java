@@ -40,7 +40,7 @@ class InstanceLifecycleIT {
 
     private static final String IMEI = "352093081452251";
     private static final String OTHER_IMEI = TestImeis.OTHER;
-    private static final String TOKEN = "lifecycle-token";
+    private static final String TOKEN = "lifecycle-token-0123456789abcdef0123456789abcdef";
     private static final Duration TTL = Duration.ofMillis(1500);
 
     private RedisFixture redis;

@@ -42,7 +42,7 @@ class JanitorProcessIT {
             for (String prefix : List.of("r1", "r2", "r3")) {
                 servers.add(ServerProcess.start(Map.of("REDIS_URL", redis.uri(), "INSTANCE_ID", prefix,
                         "HEARTBEAT_TTL_MS", Long.toString(TTL_MS), "HEARTBEAT_INTERVAL_MS", "1000",
-                        "JANITOR_INTERVAL_MS", Long.toString(JANITOR_MS), "API_TOKEN", "t")));
+                        "JANITOR_INTERVAL_MS", Long.toString(JANITOR_MS), "API_TOKEN", "janitor-process-0123456789abcdef0123456789abcdef")));
             }
             int perServer = 5;
             for (int s = 0; s < servers.size(); s++) {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class OperatorApiIT {
 
-    private static final String TOKEN = "s3cret-token";
+    private static final String TOKEN = "s3cret-token-0123456789abcdef0123456789abcdef";
     private static final String IMEI = "352093081452251";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

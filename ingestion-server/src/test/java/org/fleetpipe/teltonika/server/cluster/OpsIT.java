@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class OpsIT {
 
-    private static final String TOKEN = "ops";
+    private static final String TOKEN = "ops-0123456789abcdef0123456789abcdef";
     private static final String IMEI = "352093081452251";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

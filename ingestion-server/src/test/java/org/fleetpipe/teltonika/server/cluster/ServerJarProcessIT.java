@@ -27,7 +27,12 @@ class ServerJarProcessIT {
         assertThat(ServerProcess.JAR).as("the shaded jar built by package").exists();
         int redisPort = ServerProcess.freePort();
         try (ServerProcess server = ServerProcess.start(Map.of("EMBEDDED_REDIS_PORT", Integer.toString(redisPort)))) {
-            assertThat(server.output()).anySatisfy(l -> assertThat(l).contains("embedded Redis").contains(":" + redisPort));
+            String redisUrl = server.output().stream().filter(l -> l.contains("embedded Redis"))
+                    .map(l -> l.replaceAll(".*export REDIS_URL=(\\S+) .*", "$1")).findFirst().orElseThrow();
+            assertThat(redisUrl).as("the URL the log gives, password and port")
+                    .matches("redis://default:[0-9a-f]{32}@127\\.0\\.0\\.1:" + redisPort);
+            assertThat(server.output()).filteredOn(l -> l.contains(redisUrl)).as("the password is shown once")
+                    .hasSize(1);
             assertThat(server.output()).anySatisfy(l -> assertThat(l).contains("ready:")
                     .contains(":" + server.tcpPort).contains(":" + server.httpPort));
 
@@ -36,7 +41,8 @@ class ServerJarProcessIT {
                 assertThat(device.sendAndReadAck(GoldenVectors.ofKind("avl").get(0).bytes())).isEqualTo(1);
             }
             assertThat(httpStatus(server.httpPort, "/health/ready")).isEqualTo(200);
-            Path redisDir = redisWorkingDirectory(redisPort);
+            assertThat(unauthenticatedPing(redisPort)).as("without the password").startsWith("-NOAUTH");
+            Path redisDir = redisWorkingDirectory(redisUrl);
             assertThat(redisDir).isDirectory();
 
             server.terminate();
@@ -49,8 +55,16 @@ class ServerJarProcessIT {
         }
     }
 
-    private static Path redisWorkingDirectory(int port) {
-        RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
+    private static String unauthenticatedPing(int port) throws java.io.IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(5_000);
+            s.getOutputStream().write("PING\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readNBytes(7), java.nio.charset.StandardCharsets.US_ASCII);
+        }
+    }
+
+    private static Path redisWorkingDirectory(String url) {
+        RedisClient client = RedisClient.create(url);
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             return Path.of(connection.sync().configGet("dir").get("dir"));
         } finally {

@@ -95,6 +95,8 @@ class SettingsLoaderTest {
         assertThat(ref.getInt("tcp-port")).isEqualTo(5027);
         assertThat(ref.getInt("udp-port")).isEqualTo(5027);
         assertThat(ref.getInt("http-port")).isEqualTo(8080);
+        assertThat(ref.getString("http.bind-address")).as("empty: BIND_ADDRESS").isEmpty();
+        assertThat(ref.getInt("http.max-connections")).isEqualTo(64);
         assertThat(ref.getString("redis.url")).isEmpty();
         assertThat(ref.getBoolean("imei-luhn-check")).isTrue();
         assertThat(ref.getInt("limits.max-frame-bytes")).isEqualTo(16384);
@@ -230,6 +232,34 @@ class SettingsLoaderTest {
         assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of(variable, value), Map.of()))
                 .isInstanceOf(SettingsException.class)
                 .hasMessage(expected);
+    }
+
+    @Test
+    void load_whenApiTokenShorterThan32Characters_thenRefusedNamingApiTokenWithoutItsValue() {
+        String shortToken = "s3cret-but-only-31-characters-x";
+
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", shortToken), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessage("API_TOKEN=<hidden> (teltonika.server.api-token): must be at least 32 characters"
+                        + " (openssl rand -hex 32 makes one), or unset for a generated one")
+                .message().doesNotContain(shortToken);
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", shortToken + "y"), Map.of()).apiToken())
+                .contains(shortToken + "y");
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", " "), Map.of()).apiToken())
+                .as("blank: a generated one").isEmpty();
+    }
+
+    @Test
+    void load_whenHttpBindAddressUnset_thenTheDeviceBindAddress_elseItsOwn() {
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("BIND_ADDRESS", "127.0.0.2"), Map.of()).http()
+                .bindAddress()).isEqualTo("127.0.0.2");
+        ServerSettings both = SettingsLoader.loadWithEnvironment(
+                Map.of("BIND_ADDRESS", "0.0.0.0", "HTTP_BIND_ADDRESS", "127.0.0.1", "HTTP_MAX_CONNECTIONS", "5"),
+                Map.of());
+        assertThat(both.bindAddress()).isEqualTo("0.0.0.0");
+        assertThat(both.http()).isEqualTo(new HttpSettings("127.0.0.1", 5));
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("HTTP_BIND_ADDRESS", "intranet"), Map.of()))
+                .hasMessage("HTTP_BIND_ADDRESS=intranet (teltonika.server.http.bind-address): not an IP address");
     }
 
     @Test

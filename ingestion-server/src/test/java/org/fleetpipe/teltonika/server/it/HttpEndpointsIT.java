@@ -101,4 +101,16 @@ class HttpEndpointsIT {
         assertThat(response.statusCode()).isEqualTo(404);
         assertThat(response.body()).contains("\"error\"").contains("\"message\"");
     }
+
+    @Test
+    void httpBindAddress_whenSet_thenHttpListensThereAndTheDevicePortsStayOnTheirs(RedisFixture redis)
+            throws Exception {
+        try (IngestionServer apart = ItServer.start(redis, false, java.util.Map.of("http.bind-address", "127.0.0.2"))) {
+            assertThat(apart.httpAddress().getAddress().getHostAddress()).isEqualTo("127.0.0.2");
+            assertThat(apart.tcpAddress().getAddress().getHostAddress()).isEqualTo("127.0.0.1");
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.2:" + apart.httpAddress().getPort()
+                    + "/health/live")).timeout(Duration.ofSeconds(10)).build();
+            assertThat(http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        }
+    }
 }

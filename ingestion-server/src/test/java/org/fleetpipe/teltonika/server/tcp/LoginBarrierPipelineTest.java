@@ -67,6 +67,23 @@ class LoginBarrierPipelineTest {
     }
 
     @Test
+    void login_whenRefusedWhileAPacketBehindItIsInTheSameRead_thenClosedWithoutAnException() {
+        // Found by LoginPathFuzzTest: the close ran the refusal's task and released the decoder's
+        // cumulation while it was still being read (EmbeddedChannel closes at once).
+        harness.close();
+        harness = new PipelineHarness(Map.of(), imei -> CompletableFuture.completedFuture("denied"));
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, concat(Frames.login(TestImeis.WIKI), GoldenVectors.ofKind("avl").get(0).bytes()));
+        channel.runPendingTasks();
+
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(harness.closed("io-error")).isZero();
+        assertThat(harness.writer.count()).isZero();
+        assertThat(harness.sessions.size()).isZero();
+    }
+
+    @Test
     void login_whenSplitIntoSingleBytes_thenAnswers01Once() {
         EmbeddedChannel channel = harness.connect();
 
@@ -312,5 +329,11 @@ class LoginBarrierPipelineTest {
         // A slot freed by a close is usable again.
         first.close();
         assertThat(harness.connect().isOpen()).isTrue();
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 }

@@ -69,6 +69,11 @@ final class PipelineHarness implements AutoCloseable {
         return channel;
     }
 
+    /** A new connection this harness does not keep (nor close): the caller finishes it. */
+    EmbeddedChannel connectUntracked() {
+        return new EmbeddedChannel(initializer);
+    }
+
     /** A connection that has logged in with {@code imei}; the {@code 01} answer is already consumed. */
     EmbeddedChannel loggedIn(String imei) {
         EmbeddedChannel channel = connect();

@@ -47,4 +47,9 @@ public final class FakeTelemetryWriter implements TelemetryWriter {
     public int count() {
         return writes.size();
     }
+
+    /** Forgets every write so far (a fuzz harness reuses one writer for millions of inputs). */
+    public void clear() {
+        writes.clear();
+    }
 }

@@ -48,4 +48,9 @@ public final class RecordingDeadLetters implements FrameDeadLetters {
     public List<Letter> letters() {
         return List.copyOf(letters);
     }
+
+    /** Forgets every letter so far. */
+    public void clear() {
+        letters.clear();
+    }
 }

@@ -1,17 +1,16 @@
 package org.fleetpipe.teltonika.server.http.routes;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.CodecException;
@@ -32,7 +31,7 @@ import org.fleetpipe.teltonika.server.http.ApiRoute;
 public final class AdmissionRoutes implements ApiRoute {
 
     private static final LuaScript CHANGE = LuaScript.fromResource("admission/change-lists.lua");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> BULK_FIELDS = Set.of("add", "remove");
     private static final int MAX_BULK = 10_000;
     /** IMEIs per script call: each call stays well under a millisecond of Redis time. */
     private static final int BATCH = 500;
@@ -89,19 +88,20 @@ public final class AdmissionRoutes implements ApiRoute {
     }
 
     private void bulk(ApiRequest call, String list) {
-        JsonNode body;
-        try (ByteBufInputStream in = new ByteBufInputStream(call.request().content())) {
-            body = JSON.readTree(in);
-        } catch (IOException e) {
-            body = null;
-        }
-        if (body == null || !body.isObject()) {
+        ObjectNode body = JsonBody.object(call);
+        if (body == null) {
             call.error(HttpResponseStatus.BAD_REQUEST, "bad-json", "the body must be {\"add\": [...], \"remove\": [...]}");
+            return;
+        }
+        String unknown = JsonBody.unknownField(body, BULK_FIELDS);
+        if (unknown != null) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "unknown-field", "unknown field '" + JsonBody.shown(unknown)
+                    + "'; the fields are add and remove");
             return;
         }
         List<String> add = new ArrayList<>();
         List<String> remove = new ArrayList<>();
-        if (!texts(call, body.get("add"), add) || !texts(call, body.get("remove"), remove)) {
+        if (!texts(call, body, "add", add) || !texts(call, body, "remove", remove)) {
             return;
         }
         if (add.size() + remove.size() > MAX_BULK) {
@@ -116,17 +116,25 @@ public final class AdmissionRoutes implements ApiRoute {
         }).whenComplete((result, error) -> answer(call, result, error));
     }
 
-    private boolean texts(ApiRequest call, JsonNode node, List<String> out) {
-        if (node == null || node.isNull()) {
+    /** The list {@code field} of IMEI strings (none when absent) into {@code out}; false after answering 400. */
+    private boolean texts(ApiRequest call, ObjectNode body, String field, List<String> out) {
+        JsonNode node = body.get(field);
+        if (node == null) {
             return true;
         }
         if (!node.isArray()) {
-            call.error(HttpResponseStatus.BAD_REQUEST, "bad-json", "add and remove are lists of IMEI strings");
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-json", field + " must be a list of IMEI strings");
             return false;
         }
         List<String> raw = new ArrayList<>();
         for (JsonNode item : node) {
-            raw.add(item.isTextual() ? item.asText() : item.toString());
+            if (!item.isTextual()) {
+                // 352093081452251 as a number is no IMEI: a JSON number loses leading zeros and digits.
+                call.error(HttpResponseStatus.BAD_REQUEST, "bad-imei", field + " must hold IMEIs as strings, not "
+                        + JsonBody.shown(item.toString()));
+                return false;
+            }
+            raw.add(item.asText());
         }
         return collect(call, raw, out);
     }
@@ -136,7 +144,7 @@ public final class AdmissionRoutes implements ApiRoute {
             try {
                 out.add(Imei.parse(text, false).value());
             } catch (CodecException e) {
-                call.error(HttpResponseStatus.BAD_REQUEST, "bad-imei", "not an IMEI: " + abbreviate(text));
+                call.error(HttpResponseStatus.BAD_REQUEST, "bad-imei", "not an IMEI: " + JsonBody.shown(text));
                 return false;
             }
         }
@@ -168,9 +176,5 @@ public final class AdmissionRoutes implements ApiRoute {
         } else {
             call.json(HttpResponseStatus.OK, body);
         }
-    }
-
-    private static String abbreviate(String text) {
-        return text.length() > 40 ? text.substring(0, 40) + "..." : text;
     }
 }

@@ -2,13 +2,16 @@ package org.fleetpipe.teltonika.server.http.routes;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.buffer.ByteBufInputStream;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
@@ -26,6 +29,9 @@ import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 public final class CommandRoutes implements ApiRoute {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The fields a command request may have; every other is refused. */
+    private static final Set<String> FIELDS = new LinkedHashSet<>(
+            List.of("command", "codec", "wait_ms", "ttl_ms", "max_attempts"));
 
     private final CommandStore store;
     private final ReplyWaiter waiter;
@@ -64,15 +70,15 @@ public final class CommandRoutes implements ApiRoute {
 
     /** {@code POST /api/v1/devices/{imei}/commands}. */
     void submit(ApiRequest call, Imei imei) {
-        JsonNode body;
-        try (ByteBufInputStream in = new ByteBufInputStream(call.request().content())) {
-            body = JSON.readTree(in);
-        } catch (IOException e) {
+        ObjectNode body = JsonBody.object(call);
+        if (body == null) {
             reject(call, "bad-json", "the body must be a JSON object");
             return;
         }
-        if (body == null || !body.isObject()) {
-            reject(call, "bad-json", "the body must be a JSON object");
+        String unknown = JsonBody.unknownField(body, FIELDS);
+        if (unknown != null) {
+            reject(call, "unknown-field", "unknown field '" + JsonBody.shown(unknown) + "'; the fields are "
+                    + String.join(", ", FIELDS));
             return;
         }
         JsonNode commandNode = body.get("command");
@@ -82,28 +88,30 @@ public final class CommandRoutes implements ApiRoute {
                     + " printable ASCII characters");
             return;
         }
-        int codec = body.has("codec") ? body.get("codec").asInt(-1) : 12;
-        if (codec != 12 && codec != 14) {
-            reject(call, "bad-codec", "codec must be 12 or 14");
+        Long codec = JsonBody.wholeNumber(body, "codec", 12, 14, 12);
+        if (codec == null || codec == 13) {
+            reject(call, "bad-codec", "codec must be the number 12 or 14");
             return;
         }
-        long waitMs = body.has("wait_ms") ? body.get("wait_ms").asLong(-1) : 0;
-        if (waitMs < 0 || waitMs > settings.maxWait().toMillis()) {
-            reject(call, "bad-wait", "wait_ms must be 0.." + settings.maxWait().toMillis());
+        Long waitMs = JsonBody.wholeNumber(body, "wait_ms", 0, settings.maxWait().toMillis(), 0);
+        if (waitMs == null) {
+            reject(call, "bad-wait", "wait_ms must be a whole number 0.." + settings.maxWait().toMillis());
             return;
         }
-        long ttlMs = body.has("ttl_ms") ? body.get("ttl_ms").asLong(-1) : settings.defaultTtl().toMillis();
-        if (ttlMs <= 0 || ttlMs > settings.maxTtl().toMillis()) {
-            reject(call, "bad-ttl", "ttl_ms must be 1.." + settings.maxTtl().toMillis());
+        Long ttlMs = JsonBody.wholeNumber(body, "ttl_ms", 1, settings.maxTtl().toMillis(),
+                settings.defaultTtl().toMillis());
+        if (ttlMs == null) {
+            reject(call, "bad-ttl", "ttl_ms must be a whole number 1.." + settings.maxTtl().toMillis());
             return;
         }
-        int maxAttempts = maxAttempts(body.get("max_attempts"));
-        if (maxAttempts < 0) {
+        Long maxAttempts = JsonBody.wholeNumber(body, "max_attempts", 1, CommandSettings.MAX_ATTEMPTS_LIMIT,
+                settings.maxAttempts());
+        if (maxAttempts == null) {
             reject(call, "bad-max-attempts", "max_attempts must be an integer 1.." + CommandSettings.MAX_ATTEMPTS_LIMIT);
             return;
         }
         String id = UUID.randomUUID().toString();
-        store.enqueue(id, imei, codec, text, System.currentTimeMillis() + ttlMs, maxAttempts)
+        store.enqueue(id, imei, codec.intValue(), text, System.currentTimeMillis() + ttlMs, maxAttempts.intValue())
                 .whenComplete((length, error) -> {
                     if (error != null) {
                         call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable",
@@ -117,18 +125,6 @@ public final class CommandRoutes implements ApiRoute {
                         answer(call, id, waitMs);
                     }
                 });
-    }
-
-    /** The request's sends (the setting when absent), or -1 for anything but an integer in range. */
-    private int maxAttempts(JsonNode node) {
-        if (node == null) {
-            return settings.maxAttempts();
-        }
-        if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-            return -1;
-        }
-        int n = node.intValue();
-        return n >= 1 && n <= CommandSettings.MAX_ATTEMPTS_LIMIT ? n : -1;
     }
 
     private void answer(ApiRequest call, String id, long waitMs) {

@@ -138,7 +138,13 @@ public final class OpsRoutes {
             call.error(HttpResponseStatus.BAD_REQUEST, "bad-query", "malformed query string");
             return;
         }
-        boolean dryRun = dry != null && !dry.isEmpty() && (dry.get(0).isEmpty() || dry.get(0).equals("true"));
+        String dryValue = dry == null || dry.isEmpty() ? "false" : dry.get(0);
+        if (!dryValue.isEmpty() && !dryValue.equals("true") && !dryValue.equals("false")) {
+            // dry_run=1 or =yes must not purge for real.
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-query", "dry_run must be true or false");
+            return;
+        }
+        boolean dryRun = !dryValue.equals("false");
         purger.purgeSoon(dryRun).whenComplete((report, error) -> {
             if (error != null) {
                 call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "purge-failed", "the purge could not finish; see the server log");
