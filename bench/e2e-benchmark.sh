@@ -90,18 +90,21 @@ done
 sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
 eval_n=$((1000000 / records))
 dedup_keys=(dedup:recent:352093081452251 dedup:previous:352093081452251)
-for window in 0 3600000; do
+# Flags per packet (RedisTelemetryWriter): 1 = read the dedup sets first (the first packets after a
+# login, a repeat of the last packet, UDP), 2 = refresh device:info (at most every 10 s a connection).
+for case in "0 2 dedup off" "3600000 3 dedup on, checked" "3600000 0 dedup on, steady"; do
+  read -r window flags label <<< "$case"
   eval_args=(4 telemetry-bench device:info:352093081452251 "${dedup_keys[@]}" "$window" 128 604800000 1
-    1763800000000 "$records" "${#names[@]}" "$pattern" "${names[@]}" "${packet_values[@]}")
+    1763800000000 "$flags" "$records" "${#names[@]}" "$pattern" "${names[@]}" "${packet_values[@]}")
   if ((window > 0)); then
     for _ in $(seq "$records"); do eval_args+=(__rand_int__); done
   fi
   for _ in $(seq "$records"); do eval_args+=("${record_values[@]}"); done
   redis-benchmark -h "$host" -p "$redis_port" -c 50 -P 16 -n "$eval_n" -r 100000000000 --csv \
-    EVALSHA "$sha" "${eval_args[@]}" > "$out/eval-$window.csv"
-  eval_rps=$(bench_csv_rps "$out/eval-$window.csv")
-  printf '    EVALSHA   %12.0f records/s   (append-packets.lua, dedup %s, one packet of %d records per call, -c 50 -P 16 -n %d)\n' \
-    "$(python3 -c "print($eval_rps * $records)")" "$([[ $window == 0 ]] && echo off || echo on)" "$records" "$eval_n"
+    EVALSHA "$sha" "${eval_args[@]}" > "$out/eval-$window-$flags.csv"
+  eval_rps=$(bench_csv_rps "$out/eval-$window-$flags.csv")
+  printf '    EVALSHA   %12.0f records/s   (append-packets.lua, %s, one packet of %d records per call, -c 50 -P 16 -n %d)\n' \
+    "$(python3 -c "print($eval_rps * $records)")" "$label" "$records" "$eval_n"
   redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench "${dedup_keys[@]}" >/dev/null
 done
 

@@ -6,10 +6,11 @@
 -- is among its device's recent ones is not stored again, so a packet resent after a lost ACK, even
 -- to another replica racing this one, leaves one entry per record.
 -- KEYS[1]  telemetry stream; then per packet p, at 3p - 1 .. 3p + 1:
---   info      device info hash: when it exists (a TCP login created it), every packet with records
---             (duplicates too) starts its TTL again and sets its last record time, so it lives as
---             long as the device sends; it is never created here (it would lack the login's fields;
---             a device that only ever sent over UDP has none)
+--   info      device info hash: when it exists (a TCP login created it) and the packet's flags ask,
+--             its TTL starts again and its last record time is set, so it lives as long as the
+--             device sends; the server asks at most every 10 s per connection (ResendGuard). It is
+--             never created here (it would lack the login's fields; a device that only ever sent
+--             over UDP has none)
 --   recent    the device's most recent record identities (a set of 64-bit integers, so Redis keeps
 --             it compact as an intset); when it holds the per-device cap it is renamed to previous
 --   previous  the generation before: checked, never added to, replaced at the next rename. So the
@@ -17,7 +18,9 @@
 --             when a device replays an old backlog.
 -- ARGV[1]  dedup window (ms, "0" = off), ARGV[2] identities kept per device, ARGV[3] device info
 --          TTL (ms), ARGV[4] number of packets P; then per packet:
---   newest record time (ms), number of records R, number of fields F (0: same fields as the
+--   newest record time (ms), flags (1: the records may have been sent before, so the dedup sets
+--   are read first; without it every record is stored, and still remembered; 2: refresh the info
+--   hash), number of records R, number of fields F (0: same fields as the
 --   packet before), and when F > 0: F characters ("p" for a field whose value is the same for the
 --   whole packet: device, codec, receive time, instance; "r" for one with a value per record) and
 --   the F field names; then the values of the "p" fields, (only when dedup is on) the R identities,
@@ -42,9 +45,12 @@ local xadd, packetSlots, recordSlots
 for p = 1, packets do
   local info, recent, previous = KEYS[3 * p - 1], KEYS[3 * p], KEYS[3 * p + 1]
   local newest = ARGV[at]
-  local records = tonumber(ARGV[at + 1])
-  local fields = tonumber(ARGV[at + 2])
-  at = at + 3
+  local flags = tonumber(ARGV[at + 1])
+  local check = flags % 2 == 1
+  local refresh = flags >= 2
+  local records = tonumber(ARGV[at + 2])
+  local fields = tonumber(ARGV[at + 3])
+  at = at + 4
   if fields > 0 then
     local pattern = ARGV[at]
     xadd = {'XADD', KEYS[1], '*'}
@@ -68,6 +74,8 @@ for p = 1, packets do
   if dedup and records > 0 then
     idsAt = at
     at = at + records
+  end
+  if dedup and records > 0 and check then
     local last = idsAt + records - 1
     local inRecent = redis.call('SMISMEMBER', recent, unpack(ARGV, idsAt, last))
     local inPrevious = redis.call('SMISMEMBER', previous, unpack(ARGV, idsAt, last))
@@ -93,9 +101,9 @@ for p = 1, packets do
   -- Remembered only once stored: if an XADD failed, the script stopped there and the resend must
   -- not be skipped. The previous generation keeps the TTL the recent set had when renamed, a
   -- window after its newest member arrived, so every identity is kept a window after it came.
-  if fresh then
+  if dedup and records > 0 then
     if stored > 0 then
-      if stored == records then
+      if not fresh or stored == records then
         redis.call('SADD', recent, unpack(ARGV, idsAt, idsAt + records - 1))
       else
         local added = {}
@@ -115,7 +123,7 @@ for p = 1, packets do
     end
   end
   -- PEXPIRE answers 0 for a missing key: it tests and refreshes in one call.
-  if records > 0 and redis.call('PEXPIRE', info, infoTtl) == 1 then
+  if records > 0 and refresh and redis.call('PEXPIRE', info, infoTtl) == 1 then
     redis.call('HSET', info, 'last_record_at', newest)
   end
   results[p] = stored

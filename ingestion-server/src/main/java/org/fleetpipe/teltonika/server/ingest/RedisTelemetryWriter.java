@@ -32,6 +32,9 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     /** Bounds one script run (about 4 us of Redis time per record), so other clients wait little. */
     static final int MAX_BATCH_PACKETS = 16;
     static final int MAX_BATCH_RECORDS = 256;
+    /** Per-packet flags of append-packets.lua: read the dedup sets first; refresh the device info hash. */
+    static final int CHECK_DEDUP = 1;
+    static final int REFRESH_INFO = 2;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -60,8 +63,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis) {
-        Pending pending = new Pending(imei, packet, receivedAtMillis, new CompletableFuture<>());
+    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection) {
+        Pending pending = new Pending(imei, packet, receivedAtMillis, connection, new CompletableFuture<>());
         // Netty's own record of which event loop runs this thread; null off the event loops (tests,
         // tools), where each packet goes alone.
         EventExecutor loop = ThreadExecutorMap.currentExecutor();
@@ -136,7 +139,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             Pending item = p.item;
             CodecId codec = item.packet().codec();
             List<AvlRecord> all = item.packet().records();
-            args.number(p.newest).number(p.count);
+            args.number(p.newest).number(p.flags).number(p.count);
             if (codec == previousCodec) {
                 args.number(0);
             } else {
@@ -162,6 +165,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         return args;
     }
 
+    /** Runs on the packet's event loop: the connection's guard is touched only there. */
     private Prepared prepare(Pending item) {
         CodecId codec = item.packet().codec();
         List<AvlRecord> all = item.packet().records();
@@ -175,7 +179,14 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                 newest = Math.max(newest, all.get(i).timestamp());
             }
         }
-        return new Prepared(item, ids, repeat, count, newest);
+        int flags = 0;
+        if (dedup && item.connection().mayBeResent(ids)) {
+            flags |= CHECK_DEDUP;
+        }
+        if (count > 0 && item.connection().infoRefreshDue(item.receivedAtMillis())) {
+            flags |= REFRESH_INFO;
+        }
+        return new Prepared(item, ids, repeat, count, newest, flags);
     }
 
     private static long[] identities(CodecId codec, List<AvlRecord> records) {
@@ -202,10 +213,11 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     }
 
     /** A packet waiting for its batch's call, and what the call tells about it. */
-    record Pending(Imei imei, AvlPacket packet, long receivedAtMillis, CompletableFuture<Integer> stored) {
+    record Pending(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection,
+                   CompletableFuture<Integer> stored) {
     }
 
-    private record Prepared(Pending item, long[] ids, boolean[] repeat, int count, long newest) {
+    private record Prepared(Pending item, long[] ids, boolean[] repeat, int count, long newest, int flags) {
     }
 
     /** One event loop's packets of the current round; touched only by that loop's thread. */

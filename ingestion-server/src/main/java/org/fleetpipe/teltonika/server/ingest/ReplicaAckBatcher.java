@@ -70,9 +70,9 @@ public final class ReplicaAckBatcher implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection) {
         CompletableFuture<Integer> ack = new CompletableFuture<>();
-        writer.write(imei, packet, receivedAtMillis).whenComplete((stored, error) -> {
+        writer.write(imei, packet, receivedAtMillis, connection).whenComplete((stored, error) -> {
             if (error != null) {
                 ack.completeExceptionally(error);
                 return;

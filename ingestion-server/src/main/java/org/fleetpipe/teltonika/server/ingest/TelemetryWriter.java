@@ -10,6 +10,12 @@ public interface TelemetryWriter {
     /**
      * Completes with the number of records newly stored (the rest were duplicates of records stored
      * before, so the whole packet may be acknowledged), or exceptionally when none may be.
+     * {@code connection} is the packet's connection's {@link ResendGuard}.
      */
-    CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis);
+    CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection);
+
+    /** A packet without a connection (UDP, tools): checked against what was stored before. */
+    default CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis) {
+        return write(imei, packet, receivedAtMillis, ResendGuard.everyPacket());
+    }
 }

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.net.SocketAddress;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 
 /** Per-connection state, kept on the channel. Touched only from the channel's event loop. */
 public final class DeviceSession {
@@ -21,6 +22,7 @@ public final class DeviceSession {
     private boolean takingCommand;
     private long quietUntilNanos;
     private boolean quietWakeScheduled;
+    private ResendGuard resendGuard;
 
     private DeviceSession(SocketAddress remote, long connectedAt) {
         this.remote = remote;
@@ -47,6 +49,12 @@ public final class DeviceSession {
     public void loggedIn(Imei imei, long at) {
         this.imei = imei;
         this.loggedInAt = at;
+        this.resendGuard = ResendGuard.forConnection();
+    }
+
+    /** What the telemetry writer knows of this connection's packets (from the login on). */
+    public ResendGuard resendGuard() {
+        return resendGuard == null ? ResendGuard.everyPacket() : resendGuard;
     }
 
     /** The IMEI, or null before login. */

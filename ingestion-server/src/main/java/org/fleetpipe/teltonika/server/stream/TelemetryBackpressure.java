@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,9 +62,9 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection) {
         if (!engaged) {
-            return delegate.write(imei, packet, receivedAtMillis);
+            return delegate.write(imei, packet, receivedAtMillis, connection);
         }
         if (closed) {
             return CompletableFuture.failedFuture(new StreamFull("stopping while the telemetry stream is full"));
@@ -79,7 +80,8 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         }
         heldTotal.incrementAndGet();
         // The event loop the packet came from, so that its write joins that loop's batch when released.
-        Held h = new Held(imei, packet, receivedAtMillis, ThreadExecutorMap.currentExecutor(), nanoTime.getAsLong());
+        Held h = new Held(imei, packet, receivedAtMillis, connection, ThreadExecutorMap.currentExecutor(),
+                nanoTime.getAsLong());
         held.add(h);
         if (closed) {
             // close() may have drained the queue just before this packet went in.
@@ -162,7 +164,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private void forward(Held h) {
         CompletionStage<Integer> written;
         try {
-            written = delegate.write(h.imei, h.packet, h.receivedAtMillis);
+            written = delegate.write(h.imei, h.packet, h.receivedAtMillis, h.connection);
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);
         }
@@ -232,14 +234,17 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         private final Imei imei;
         private final AvlPacket packet;
         private final long receivedAtMillis;
+        private final ResendGuard connection;
         private final EventExecutor loop;
         private final long heldAtNanos;
         private final AtomicBoolean out = new AtomicBoolean();
 
-        private Held(Imei imei, AvlPacket packet, long receivedAtMillis, EventExecutor loop, long heldAtNanos) {
+        private Held(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection, EventExecutor loop,
+                     long heldAtNanos) {
             this.imei = imei;
             this.packet = packet;
             this.receivedAtMillis = receivedAtMillis;
+            this.connection = connection;
             this.loop = loop;
             this.heldAtNanos = heldAtNanos;
         }

@@ -69,7 +69,7 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         // In flight until the ACK is written, not just until Redis answered: a clean stop waits for
         // this, so a packet stored during the stop still gets its ACK and is not resent and stored twice.
         inFlight.begin();
-        CompletionStage<Integer> write = writer.write(session.imei(), packet, receivedAt);
+        CompletionStage<Integer> write = writer.write(session.imei(), packet, receivedAt, session.resendGuard());
         writing = write;
         write.whenComplete((stored, error) -> {
             try {

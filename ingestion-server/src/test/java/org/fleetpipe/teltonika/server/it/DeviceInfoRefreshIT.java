@@ -16,6 +16,7 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
@@ -71,6 +72,30 @@ class DeviceInfoRefreshIT {
                 .isLessThanOrEqualTo(INFO_TTL.toMillis());
         assertThat(commands.hgetall(info)).containsEntry("last_record_at", Long.toString(newest))
                 .containsEntry("session", "s-1").containsEntry("instance", "a-1");
+    }
+
+    @Test
+    void packetsOfOneConnection_thenTheInfoIsRefreshedAtMostEveryTenSeconds() throws Exception {
+        String info = keys.deviceInfo(TestImeis.WIKI);
+        commands.hset(info, Map.of("instance", "a-1", "session", "s-1"));
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(9);
+        AvlPacket first = random.packet(CodecId.CODEC_8, 2);
+        AvlPacket second = random.packet(CodecId.CODEC_8, 2);
+
+        writer.write(new Imei(TestImeis.WIKI), first, 1_700_000_000_000L, connection).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        String afterFirst = commands.hget(info, "last_record_at");
+        writer.write(new Imei(TestImeis.WIKI), second, 1_700_000_005_000L, connection).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        assertThat(commands.hget(info, "last_record_at")).as("5 s later: not refreshed").isEqualTo(afterFirst);
+        AvlPacket third = random.packet(CodecId.CODEC_8, 2);
+        writer.write(new Imei(TestImeis.WIKI), third, 1_700_000_010_000L, connection).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+
+        assertThat(commands.hget(info, "last_record_at")).as("10 s later")
+                .isEqualTo(Long.toString(third.records().stream().mapToLong(AvlRecord::timestamp).max().orElseThrow()));
+        assertThat(commands.xlen("telemetry")).isEqualTo(6);
     }
 
     @Test

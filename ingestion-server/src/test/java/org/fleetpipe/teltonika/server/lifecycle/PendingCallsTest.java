@@ -23,7 +23,8 @@ class PendingCallsTest {
 
     private final FakeTelemetryWriter delegate = new FakeTelemetryWriter();
     private final PendingCalls pending = new PendingCalls();
-    private final TelemetryWriter writes = (imei, packet, rx) -> pending.track(() -> delegate.write(imei, packet, rx));
+    private final TelemetryWriter writes = (imei, packet, rx, connection) -> pending.track(() -> delegate.write(imei,
+            packet, rx, connection));
 
     @Test
     void inFlight_whenWritesOutstanding_thenCountedUntilEachCompletes() throws Exception {

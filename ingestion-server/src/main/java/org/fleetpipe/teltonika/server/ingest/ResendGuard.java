@@ -1,0 +1,76 @@
+package org.fleetpipe.teltonika.server.ingest;
+
+/**
+ * What the writer knows of a packet's connection: whether its records may have been sent before
+ * (then the script reads the device's dedup sets before storing), and whether the device's info
+ * hash is due for a refresh. Reading the sets and refreshing the hash are 4 of a packet's 7 Redis
+ * calls inside the script, and most packets need neither.
+ *
+ * <p>A device resends what was not acknowledged: after a lost ACK it reconnects (to any replica)
+ * and sends those records first, or, on the same connection, the same packet again. So on a TCP
+ * connection the first {@link #CHECKED_AFTER_LOGIN} packets are checked, and any later packet that
+ * shares a record with the one before it. A UDP datagram has no connection: every one is checked.
+ * The dedup sets are written with every stored packet, in the same script, whatever this says.
+ *
+ * <p>One per connection, touched only from its event loop.
+ */
+public final class ResendGuard {
+
+    /** Packets after a login whose records may repeat what was sent before the connection dropped. */
+    static final int CHECKED_AFTER_LOGIN = 2;
+    /** The device info hash's TTL and last record time are refreshed at most this often per connection. */
+    static final long INFO_REFRESH_EVERY_MS = 10_000;
+
+    private static final long[] NONE = new long[0];
+
+    private final boolean everyPacket;
+    private int packets;
+    private long[] lastIds = NONE;
+    private long infoRefreshedAt = Long.MIN_VALUE / 2;
+
+    private ResendGuard(boolean everyPacket) {
+        this.everyPacket = everyPacket;
+    }
+
+    /** For a TCP connection, from its login on. */
+    public static ResendGuard forConnection() {
+        return new ResendGuard(false);
+    }
+
+    /** Every packet checked and every packet refreshing the info: UDP, or a writer called without a connection. */
+    public static ResendGuard everyPacket() {
+        return new ResendGuard(true);
+    }
+
+    /**
+     * Whether a packet with these record identities may repeat records sent before, so the dedup
+     * sets must be read; remembers them as the connection's last packet.
+     */
+    boolean mayBeResent(long[] ids) {
+        boolean check = everyPacket || packets < CHECKED_AFTER_LOGIN || overlapsLast(ids);
+        packets++;
+        lastIds = ids;
+        return check;
+    }
+
+    private boolean overlapsLast(long[] ids) {
+        // Both hold at most 255 identities, usually about ten.
+        for (long id : ids) {
+            for (long last : lastIds) {
+                if (id == last) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether this packet refreshes the device's info hash; when it does, the next one need not for a while. */
+    boolean infoRefreshDue(long nowMillis) {
+        if (!everyPacket && nowMillis - infoRefreshedAt < INFO_REFRESH_EVERY_MS) {
+            return false;
+        }
+        infoRefreshedAt = nowMillis;
+        return true;
+    }
+}
