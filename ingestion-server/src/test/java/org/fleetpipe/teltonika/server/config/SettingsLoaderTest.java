@@ -263,6 +263,24 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void load_whenTelemetryCapsInconsistent_thenOneLineNamesTheVariable() {
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_MAX_UNREAD", "50"), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("TELEMETRY_MAX_UNREAD=50").hasMessageContaining("0 (no cap) or at least 100");
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(
+                Map.of("TELEMETRY_RETENTION_INTERVAL", "5s", "TELEMETRY_MAX_HOLD", "8s"), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("TELEMETRY_MAX_HOLD=8s").hasMessageContaining("at least twice")
+                .hasMessageContaining("TELEMETRY_RETENTION_INTERVAL=5s");
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(
+                Map.of("TELEMETRY_LAG_DEGRADED_AGE", "10m", "TELEMETRY_LAG_UNHEALTHY_AGE", "5m"), Map.of()))
+                .isInstanceOf(SettingsException.class).hasMessageContaining("TELEMETRY_LAG_UNHEALTHY_AGE=5m");
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_MAX_UNREAD", "0", "TELEMETRY_RETENTION",
+                "Delivered"), Map.of()).retention()).extracting(r -> r.maxUnread(), r -> r.mode())
+                .containsExactly(0L, org.fleetpipe.teltonika.server.stream.RetentionMode.DELIVERED);
+    }
+
+    @Test
     void load_whenHeartbeatIntervalOverHalfTheTtl_thenNamesBothVariables() {
         assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(
                 Map.of("HEARTBEAT_TTL_MS", "10000", "HEARTBEAT_INTERVAL_MS", "6000"), Map.of()))
