@@ -28,6 +28,7 @@ import org.fleetpipe.teltonika.registry.InstanceIdentity;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
 import org.fleetpipe.teltonika.registry.RedisConnector;
+import org.fleetpipe.teltonika.registry.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
 import org.fleetpipe.teltonika.server.admission.DenyListener;
@@ -60,6 +61,7 @@ import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
 import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
 import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
@@ -112,6 +114,7 @@ public final class IngestionServer implements AutoCloseable {
     private InstanceEvents events;
     private CommandDispatcher commands;
     private ReplicaAckBatcher replicaAcks;
+    private TelemetryLanes telemetryLanes;
     private io.lettuce.core.api.StatefulRedisConnection<String, String> durableConnection;
     private QueueHealthMonitor queueHealth;
     private StreamRetention streamRetention;
@@ -220,7 +223,13 @@ public final class IngestionServer implements AutoCloseable {
                     settings.ackReplicas(), settings.ackReplicasTimeout(), metrics::replicaShortfall);
             writes = replicaAcks;
         } else {
-            writes = new RedisTelemetryWriter(async, keys, new TelemetryEntryMapper(identity::id), writeSettings);
+            // A Sentinel URL has no fixed primary for a connection of our own: the script alone then.
+            telemetryLanes = settings.transactionWrites()
+                    ? RedisEndpoint.of(redisUrl).map(endpoint -> new TelemetryLanes(endpoint,
+                            Transports.socketChannel(), settings.redisCommandTimeout())).orElse(null)
+                    : null;
+            writes = new RedisTelemetryWriter(async, keys, new TelemetryEntryMapper(identity::id), writeSettings,
+                    telemetryLanes);
         }
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
         backpressure = new TelemetryBackpressure(writes, settings.retention(),
@@ -434,6 +443,9 @@ public final class IngestionServer implements AutoCloseable {
         }
         if (durableConnection != null) {
             durableConnection.close();
+        }
+        if (telemetryLanes != null) {
+            telemetryLanes.close();
         }
         if (redis != null) {
             redis.close();

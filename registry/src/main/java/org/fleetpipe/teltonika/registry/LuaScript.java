@@ -71,7 +71,8 @@ public final class LuaScript {
         return new LuaScript(resources[resources.length - 1], body.toString());
     }
 
-    private static String read(String resource) {
+    /** The text of a script resource, for a script sent whole rather than by SHA. */
+    public static String read(String resource) {
         try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script not on the classpath: " + resource);

@@ -96,6 +96,41 @@ public final class RespArguments {
         return crlf();
     }
 
+    /**
+     * Starts a whole command of {@code arguments} bulk strings, the command's name first: a RESP
+     * array header, not counted as an argument. For {@link TransactionPipe}, which sends such bytes as they are.
+     */
+    public RespArguments command(int arguments) {
+        if (openAt >= 0) {
+            throw new IllegalStateException("a bulk string is still open");
+        }
+        ensure(24);
+        bytes[length++] = '*';
+        writeDigits(arguments);
+        bytes[length++] = '\r';
+        bytes[length++] = '\n';
+        return this;
+    }
+
+    /** Copies the bytes written so far into {@code out}. */
+    public void copyTo(ByteBuf out) {
+        if (openAt >= 0) {
+            throw new IllegalStateException("a bulk string is still open");
+        }
+        out.writeBytes(bytes, 0, length);
+    }
+
+    /** Empties this to be written again, keeping its array: one per event loop, not one per call. */
+    public RespArguments reset() {
+        if (sealed) {
+            throw new IllegalStateException("handed to Lettuce, which may still read it");
+        }
+        length = 0;
+        count = 0;
+        openAt = -1;
+        return this;
+    }
+
     /** Starts a bulk string whose content is appended with the {@code put} methods until {@link #close()}. */
     public RespArguments open() {
         if (openAt >= 0) {

@@ -56,6 +56,7 @@ public record ServerSettings(
         int ackReplicas,
         Duration ackReplicasTimeout,
         int dedupPerDevice,
+        boolean transactionWrites,
         int deadLetterMaxEntries,
         int deadLetterMaxFrameBytes,
         Duration shutdownGrace,
@@ -76,7 +77,7 @@ public record ServerSettings(
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
                 refusalLogInterval, denySweepInterval, maxConnectionsPerAddress, maxNewConnectionsPerAddressPerSecond, decodeLimits, maxConnections, maxQueuedFrames,
                 maxUdpInFlight, loginTimeout, readIdleTimeout, retention, dedupWindow, ackReplicas,
-                ackReplicasTimeout, dedupPerDevice,
+                ackReplicasTimeout, dedupPerDevice, transactionWrites,
                 deadLetterMaxEntries,
                 deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads, hostile, this.http);
     }

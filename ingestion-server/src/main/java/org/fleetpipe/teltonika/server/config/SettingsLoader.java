@@ -188,6 +188,7 @@ public final class SettingsLoader {
                 intIn(c, "telemetry.ack-replicas", 0, 100),
                 positive(c, "telemetry.ack-replicas-timeout"),
                 intIn(c, "telemetry.dedup-per-device", 1, 100_000),
+                oneOf(c, "telemetry.write-path", "transaction", "script").equals("transaction"),
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
                 positive(c, "shutdown.grace"),

@@ -27,6 +27,7 @@ public final class ResendGuard {
     private int packets;
     private long[] lastIds = NONE;
     private long infoRefreshedAt = Long.MIN_VALUE / 2;
+    private int addedToRecent;
 
     private ResendGuard(boolean everyPacket) {
         this.everyPacket = everyPacket;
@@ -50,7 +51,26 @@ public final class ResendGuard {
         boolean check = everyPacket || packets < CHECKED_AFTER_LOGIN || overlapsLast(ids);
         packets++;
         lastIds = ids;
+        if (check) {
+            // The script keeps the recent set under the cap itself, and leaves at most the cap in it.
+            addedToRecent = 0;
+        }
         return check;
+    }
+
+    /**
+     * A packet stored without the script added {@code identities} to the device's recent set:
+     * whether the set should now become the previous generation. Counted here, not asked of Redis:
+     * the count starts after the last scripted packet, which left at most {@code cap} in the set,
+     * so the set never holds more than twice the cap (still an intset, 512 members by default).
+     */
+    boolean addedToRecent(int identities, int cap) {
+        addedToRecent += identities;
+        if (addedToRecent < cap) {
+            return false;
+        }
+        addedToRecent = 0;
+        return true;
     }
 
     private boolean overlapsLast(long[] ids) {

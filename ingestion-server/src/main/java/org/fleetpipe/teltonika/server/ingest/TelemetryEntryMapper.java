@@ -85,20 +85,63 @@ public final class TelemetryEntryMapper {
 
     /** Appends the values of one record, in field order ('r' in the pattern). */
     public void appendRecordValues(CodecId codec, AvlRecord r, RespArguments out) {
+        appendRecord(codec, r, out, null);
+    }
+
+    /** The values a packet's records share, encoded once for {@link #appendEntry}. */
+    public PacketEntry packetEntry(Imei imei, CodecId codec, long receivedAtMillis) {
+        return new PacketEntry(codec, RespArguments.preEncoded(imei.value()), RespArguments.preEncoded(codec.label()),
+                RespArguments.preEncoded(Long.toString(receivedAtMillis)), instanceBulk());
+    }
+
+    /** Arguments of one whole entry, name and value by turn in field order: what an XADD takes after its id. */
+    public void appendEntry(PacketEntry packet, AvlRecord r, RespArguments out) {
+        appendRecord(packet.codec(), r, out, packet);
+    }
+
+    /** Bulk strings per entry that {@link #appendEntry} writes. */
+    public static int entryArguments(CodecId codec) {
+        return 2 * fieldNames(codec).size();
+    }
+
+    /** A record's values in field order; with {@code packet}, each after its name and the packet's own with them. */
+    private void appendRecord(CodecId codec, AvlRecord r, RespArguments out, PacketEntry packet) {
+        boolean entry = packet != null;
+        byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
         GpsElement gps = r.gps();
-        out.number(r.timestamp());
-        out.number(r.priority());
-        putDegrees(out.open(), gps.latitude()).close();
-        putDegrees(out.open(), gps.longitude()).close();
-        out.number(gps.altitude());
-        out.number(gps.angle());
-        out.number(gps.satellites());
-        out.number(gps.speed());
-        out.number(r.eventIoId());
-        if (codec == CodecId.CODEC_16) {
-            out.number(r.generationType());
+        int k = 0;
+        if (entry) {
+            out.encoded(names[0]).encoded(packet.imei()).encoded(names[1]).encoded(packet.codecLabel());
         }
-        putIoJson(out.open(), r.io()).close();
+        k += 2;
+        name(out, names, k++, entry).number(r.timestamp());
+        if (entry) {
+            out.encoded(names[k]).encoded(packet.receivedAt());
+        }
+        k++;
+        name(out, names, k++, entry).number(r.priority());
+        putDegrees(name(out, names, k++, entry).open(), gps.latitude()).close();
+        putDegrees(name(out, names, k++, entry).open(), gps.longitude()).close();
+        name(out, names, k++, entry).number(gps.altitude());
+        name(out, names, k++, entry).number(gps.angle());
+        name(out, names, k++, entry).number(gps.satellites());
+        name(out, names, k++, entry).number(gps.speed());
+        name(out, names, k++, entry).number(r.eventIoId());
+        if (codec == CodecId.CODEC_16) {
+            name(out, names, k++, entry).number(r.generationType());
+        }
+        putIoJson(name(out, names, k++, entry).open(), r.io()).close();
+        if (entry) {
+            out.encoded(names[k]).encoded(packet.instance()).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
+        }
+    }
+
+    private static RespArguments name(RespArguments out, byte[][] names, int k, boolean entry) {
+        return entry ? out.encoded(names[k]) : out;
+    }
+
+    /** A packet's shared values as pre-encoded bulk strings. */
+    public record PacketEntry(CodecId codec, byte[] imei, byte[] codecLabel, byte[] receivedAt, byte[] instance) {
     }
 
     private byte[] instanceBulk() {

@@ -7,11 +7,14 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.concurrent.ThreadFactory;
 
 /** Native epoll on Linux when its library loads, NIO everywhere else. */
@@ -33,6 +36,11 @@ public final class Transports {
 
     public static Class<? extends ServerSocketChannel> serverChannel() {
         return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** Outgoing connections made on the device event loops (the telemetry writer's to Redis). */
+    public static Class<? extends SocketChannel> socketChannel() {
+        return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
     public static Class<? extends DatagramChannel> datagramChannel() {

@@ -1,0 +1,50 @@
+package org.fleetpipe.teltonika.server.ingest;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.fleetpipe.teltonika.registry.RedisEndpoint;
+import org.fleetpipe.teltonika.registry.TransactionPipe;
+
+/**
+ * One {@link TransactionPipe} per event loop, opened the first time that loop writes telemetry:
+ * a loop's packets go to Redis and their answers come back on that loop, with no other thread
+ * between the device's socket and Redis's.
+ */
+public final class TelemetryLanes implements AutoCloseable {
+
+    private final RedisEndpoint endpoint;
+    private final Class<? extends Channel> channelType;
+    private final Duration timeout;
+    private final List<TransactionPipe> opened = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    /** {@code channelType} must fit the event loops' transport (epoll or NIO). */
+    public TelemetryLanes(RedisEndpoint endpoint, Class<? extends Channel> channelType, Duration timeout) {
+        this.endpoint = endpoint;
+        this.channelType = channelType;
+        this.timeout = timeout;
+    }
+
+    /** A new pipe on {@code loop}, or null when there can be none (not an event loop, or closed). */
+    TransactionPipe open(EventExecutor loop) {
+        if (closed || !(loop instanceof EventLoop eventLoop)) {
+            return null;
+        }
+        TransactionPipe pipe = TransactionPipe.open(eventLoop, endpoint, channelType, timeout);
+        opened.add(pipe);
+        if (closed) {
+            pipe.close();
+        }
+        return pipe;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        opened.forEach(TransactionPipe::close);
+    }
+}

@@ -1,0 +1,187 @@
+package org.fleetpipe.teltonika.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.testing.RandomAvl;
+import org.fleetpipe.teltonika.registry.RedisEndpoint;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.TransactionPipe;
+import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.ResendGuard;
+import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
+import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
+import org.fleetpipe.teltonika.server.testing.TestImeis;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.WithRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Packets that cannot be resends go in MULTI blocks on the event loop's own connection: they store
+ * what the script would, keep the dedup state a later resend is checked against, and fail whole.
+ */
+@WithRedis
+class TelemetryBlockIT {
+
+    private static final long RX = 1_700_000_000_000L;
+    private static final int CAP = 20;
+
+    private final RedisKeys keys = new RedisKeys("");
+    private MultiThreadIoEventLoopGroup group;
+    private EventLoop loop;
+    private TelemetryLanes lanes;
+    private StatefulRedisConnection<String, String> connection;
+    private RedisCommands<String, String> commands;
+    private RedisTelemetryWriter writer;
+
+    @BeforeEach
+    void connect(RedisFixture redis) throws Exception {
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        loop = group.next();
+        lanes = new TelemetryLanes(RedisEndpoint.of(redis.uri()).orElseThrow(), NioSocketChannel.class,
+                Duration.ofSeconds(10));
+        connection = redis.client().connect();
+        commands = redis.client().connect().sync();
+        writer = new RedisTelemetryWriter(connection.async(), keys, new TelemetryEntryMapper("block-1"),
+                new TelemetryWriteSettings(Duration.ofHours(1), CAP, Duration.ofDays(7)), lanes);
+        // The loop's pipe opens with its first write (which the script takes meanwhile).
+        write(new RandomAvl(1).packet(CodecId.CODEC_8, 1), "352093081452299", ResendGuard.forConnection(), RX);
+        await().atMost(Duration.ofSeconds(20)).until(() -> commands.clientList().contains(
+                "name=" + TransactionPipe.CLIENT_NAME));
+        commands.flushall();
+        commands.configResetstat();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        lanes.close();
+        connection.close();
+        commands.getStatefulConnection().close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+
+    @Test
+    void packetsAfterTheFirstTwo_goInBlocks_andStoreEveryRecord() throws Exception {
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(7);
+        AvlPacket last = null;
+        for (CodecId codec : new CodecId[] {CodecId.CODEC_8, CodecId.CODEC_8E, CodecId.CODEC_16, CodecId.CODEC_8,
+                CodecId.CODEC_8E, CodecId.CODEC_16}) {
+            last = random.packet(codec, 10);
+            assertThat(write(last, TestImeis.WIKI, connection, RX)).isEqualTo(10);
+        }
+
+        assertThat(commands.xlen("telemetry")).isEqualTo(60);
+        assertThat(calls("exec")).as("one block per packet after the first two").isEqualTo(4);
+        assertThat(calls("evalsha") + calls("eval")).as("the first two through the script").isEqualTo(2);
+        assertThat(commands.pttl(keys.dedupPrevious(TestImeis.WIKI))).as("renamed by the last block, with its TTL")
+                .isPositive();
+        assertThat(write(last, TestImeis.WIKI, ResendGuard.forConnection(), RX)).as("resent after a reconnect").isZero();
+    }
+
+    @Test
+    void packetResentOnTheSameConnectionAfterABlock_isAcknowledgedButStoredOnce() throws Exception {
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(8);
+        write(random.packet(CodecId.CODEC_8E, 10), TestImeis.WIKI, connection, RX);
+        write(random.packet(CodecId.CODEC_8E, 10), TestImeis.WIKI, connection, RX);
+        AvlPacket third = random.packet(CodecId.CODEC_8E, 10);
+        assertThat(write(third, TestImeis.WIKI, connection, RX)).isEqualTo(10);
+        assertThat(calls("exec")).isEqualTo(1);
+
+        assertThat(write(third, TestImeis.WIKI, connection, RX)).as("its ACK was lost: resent").isZero();
+        assertThat(write(third, TestImeis.WIKI, ResendGuard.forConnection(), RX)).as("after a reconnect").isZero();
+        assertThat(commands.xlen("telemetry")).isEqualTo(30);
+    }
+
+    @Test
+    void recentSet_isRenamedOnceTheConnectionAddedTheCap_andTheOlderGenerationStillCounts() throws Exception {
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(9);
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        AvlPacket third = random.packet(CodecId.CODEC_8, 10);
+        write(third, TestImeis.WIKI, connection, RX);
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        assertThat(commands.exists(keys.dedupRecent(TestImeis.WIKI))).as("renamed at the cap").isZero();
+        assertThat(commands.scard(keys.dedupPrevious(TestImeis.WIKI))).isEqualTo(CAP);
+
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        assertThat(commands.scard(keys.dedupRecent(TestImeis.WIKI))).isEqualTo(10);
+        assertThat(write(third, TestImeis.WIKI, ResendGuard.forConnection(), RX)).isZero();
+        assertThat(commands.xlen("telemetry")).isEqualTo(50);
+    }
+
+    @Test
+    void infoRefreshDueInABlock_restartsTheInfoTtlAndSetsTheLastRecordTime() throws Exception {
+        String info = keys.deviceInfo(TestImeis.WIKI);
+        commands.hset(info, "instance", "block-1");
+        commands.pexpire(info, 5_000);
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(10);
+        write(random.packet(CodecId.CODEC_8, 2), TestImeis.WIKI, connection, RX);
+        write(random.packet(CodecId.CODEC_8, 2), TestImeis.WIKI, connection, RX);
+        AvlPacket third = random.packet(CodecId.CODEC_8, 2);
+        commands.pexpire(info, 5_000);
+
+        write(third, TestImeis.WIKI, connection, RX + 11_000);
+
+        assertThat(calls("exec")).isEqualTo(1);
+        assertThat(commands.pttl(info)).isGreaterThan(Duration.ofDays(6).toMillis());
+        long newest = Math.max(third.records().get(0).timestamp(), third.records().get(1).timestamp());
+        assertThat(commands.hget(info, "last_record_at")).isEqualTo(Long.toString(newest));
+    }
+
+    @Test
+    void blockThatFails_failsItsPackets_andNothingOfItIsAcknowledged() throws Exception {
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(11);
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        commands.del("telemetry");
+        commands.set("telemetry", "not a stream");
+
+        CompletableFuture<Integer> failed = writeAsync(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection,
+                RX);
+
+        assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                .withMessageContaining("WRONGTYPE");
+        assertThat(calls("exec")).isEqualTo(1);
+    }
+
+    private int write(AvlPacket packet, String imei, ResendGuard connection, long receivedAt) throws Exception {
+        return writeAsync(packet, imei, connection, receivedAt).get(10, TimeUnit.SECONDS);
+    }
+
+    /** From the event loop, as a device connection's handler would. */
+    private CompletableFuture<Integer> writeAsync(AvlPacket packet, String imei, ResendGuard connection,
+                                                  long receivedAt) throws Exception {
+        return loop.submit(() -> writer.write(new Imei(imei), packet, receivedAt, connection).toCompletableFuture())
+                .get(10, TimeUnit.SECONDS);
+    }
+
+    private long calls(String command) {
+        for (String line : commands.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                return Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return 0;
+    }
+}
