@@ -167,9 +167,17 @@ public final class RespArguments {
     /** {@code width} decimal digits of {@code value} (0 <= value < 10^width), with leading zeros. */
     public RespArguments putPadded(long value, int width) {
         ensure(width);
-        for (int i = width - 1; i >= 0; i--) {
+        int i = width - 1;
+        for (; value > Integer.MAX_VALUE; i--) {
             bytes[length + i] = (byte) ('0' + value % 10);
             value /= 10;
+        }
+        // A coordinate's fraction (below 10^7) fits an int, whose division is cheaper.
+        int small = (int) value;
+        for (; i >= 0; i--) {
+            int quotient = small / 10;
+            bytes[length + i] = (byte) ('0' + small - quotient * 10);
+            small = quotient;
         }
         length += width;
         return this;
@@ -298,17 +306,27 @@ public final class RespArguments {
         }
         int n = digits(value);
         int at = length + n;
-        while (value >= 100) {
-            int pair = (int) (value % 100);
-            value /= 100;
+        while (value > Integer.MAX_VALUE) {
+            long quotient = value / 100;
+            int pair = (int) (value - quotient * 100);
+            value = quotient;
             bytes[--at] = DIGIT_PAIRS[2 * pair + 1];
             bytes[--at] = DIGIT_PAIRS[2 * pair];
         }
-        if (value >= 10) {
-            bytes[--at] = DIGIT_PAIRS[2 * (int) value + 1];
-            bytes[--at] = DIGIT_PAIRS[2 * (int) value];
+        // Most values (lengths, IO values, coordinates' parts) fit an int, whose division is cheaper.
+        int small = (int) value;
+        while (small >= 100) {
+            int quotient = small / 100;
+            int pair = small - quotient * 100;
+            small = quotient;
+            bytes[--at] = DIGIT_PAIRS[2 * pair + 1];
+            bytes[--at] = DIGIT_PAIRS[2 * pair];
+        }
+        if (small >= 10) {
+            bytes[--at] = DIGIT_PAIRS[2 * small + 1];
+            bytes[--at] = DIGIT_PAIRS[2 * small];
         } else {
-            bytes[--at] = (byte) ('0' + value);
+            bytes[--at] = (byte) ('0' + small);
         }
         length += n;
     }

@@ -81,7 +81,7 @@ public final class AvlPacketDecoder {
         if ((long) total * (layout.ioIdWidth + 1) > in.readableBytes()) {
             throw new CodecException(Reason.TRUNCATED, total + " IO elements cannot fit the record");
         }
-        List<IoElement> io = new ArrayList<>(total);
+        IoElements.Builder io = new IoElements.Builder(total);
         int seen = 0;
         for (int width = 1; width <= 8; width <<= 1) {
             need(in, layout.groupCountWidth, "IO group count");
@@ -90,7 +90,7 @@ public final class AvlPacketDecoder {
             need(in, n * (layout.ioIdWidth + width), groupOfWidth(width));
             for (int j = 0; j < n; j++) {
                 int id = readUnsigned(in, layout.ioIdWidth);
-                io.add(new IoElement.Fixed(id, width, readFixed(in, width)));
+                io.fixed(id, width, readFixed(in, width));
             }
         }
         if (layout.variableGroup) {
@@ -108,7 +108,7 @@ public final class AvlPacketDecoder {
                 need(in, len, "variable IO value");
                 byte[] value = new byte[len];
                 in.readBytes(value);
-                io.add(new IoElement.Variable(id, value));
+                io.variable(id, value);
             }
         }
         if (seen != total) {
@@ -116,7 +116,7 @@ public final class AvlPacketDecoder {
                     "total IO count " + total + " but groups hold " + seen);
         }
         return new AvlRecord(timestamp, priority,
-                new GpsElement(longitude, latitude, altitude, angle, satellites, speed), eventId, generation, io);
+                new GpsElement(longitude, latitude, altitude, angle, satellites, speed), eventId, generation, io.build());
     }
 
     /** Constants: a label built with + here would cost a String per group of every record. */

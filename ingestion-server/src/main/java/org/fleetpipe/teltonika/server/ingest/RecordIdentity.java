@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.server.ingest;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.avl.GpsElement;
-import org.fleetpipe.teltonika.codec.avl.IoElement;
+import org.fleetpipe.teltonika.codec.avl.IoElements;
 
 /**
  * What makes two records the same for deduplication: a 64-bit hash of the device time and the
@@ -37,26 +37,28 @@ final class RecordIdentity {
         h = step(h, g.speed());
         h = step(h, r.eventIoId());
         h = step(h, r.generationType());
-        for (IoElement e : r.io()) {
-            h = step(h, e.id());
-            if (e instanceof IoElement.Fixed f) {
-                h = step(h, f.width());
-                h = step(h, f.value());
-            } else if (e instanceof IoElement.Variable v) {
-                int length = v.length();
+        IoElements io = r.ioElements();
+        int n = io.size();
+        for (int e = 0; e < n; e++) {
+            h = step(h, io.id(e));
+            if (!io.isVariable(e)) {
+                h = step(h, io.width(e));
+                h = step(h, io.value(e));
+            } else {
+                int length = io.variableLength(e);
                 // Tagged length first: never equal to a fixed element's width (1 to 8), and values
                 // of different lengths never share a word sequence.
                 h = step(h, (1L << 32) | length);
                 for (int at = 0; at < length; at += 8) {
                     long word = 0;
                     for (int i = at; i < Math.min(at + 8, length); i++) {
-                        word = (word << 8) | (v.byteAt(i) & 0xFF);
+                        word = (word << 8) | (io.variableByte(e, i) & 0xFF);
                     }
                     h = step(h, word);
                 }
             }
         }
-        h = step(h, r.io().size());
+        h = step(h, n);
         return finish(h);
     }
 

@@ -6,7 +6,7 @@ import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.avl.GpsElement;
-import org.fleetpipe.teltonika.codec.avl.IoElement;
+import org.fleetpipe.teltonika.codec.avl.IoElements;
 import org.fleetpipe.teltonika.registry.RespArguments;
 
 /**
@@ -130,7 +130,7 @@ public final class TelemetryEntryMapper {
         if (codec == CodecId.CODEC_16) {
             name(out, names, k++, entry).number(r.generationType());
         }
-        putIoJson(name(out, names, k++, entry).open(), r.io()).close();
+        putIoJson(name(out, names, k++, entry).open(), r.ioElements()).close();
         if (entry) {
             out.encoded(names[k]).encoded(packet.instance()).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
         }
@@ -182,20 +182,21 @@ public final class TelemetryEntryMapper {
     }
 
     /** Numbers stay numbers (unsigned); variable-length values become lowercase hex strings. Keys need no escaping. */
-    static RespArguments putIoJson(RespArguments out, List<IoElement> io) {
+    static RespArguments putIoJson(RespArguments out, IoElements io) {
         out.put('{');
-        for (int i = 0; i < io.size(); i++) {
-            IoElement e = io.get(i);
+        int n = io.size();
+        for (int i = 0; i < n; i++) {
             if (i > 0) {
                 out.put(',');
             }
-            out.put('"').putNumber(e.id()).put('"').put(':');
-            if (e instanceof IoElement.Fixed f) {
-                out.putUnsigned(f.value());
-            } else if (e instanceof IoElement.Variable v) {
+            out.put('"').putNumber(io.id(i)).put('"').put(':');
+            if (!io.isVariable(i)) {
+                out.putUnsigned(io.value(i));
+            } else {
                 out.put('"');
-                for (int b = 0; b < v.length(); b++) {
-                    out.putHex(v.byteAt(b));
+                int length = io.variableLength(i);
+                for (int b = 0; b < length; b++) {
+                    out.putHex(io.variableByte(i, b));
                 }
                 out.put('"');
             }

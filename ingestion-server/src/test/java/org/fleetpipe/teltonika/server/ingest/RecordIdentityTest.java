@@ -81,4 +81,60 @@ class RecordIdentityTest {
         assertThat(records).isEqualTo(100_000);
         assertThat(ids).hasSize(distinct.size());
     }
+
+    /**
+     * The identities stored in Redis outlive a server version: a device that resends across a
+     * rolling upgrade must get the same identity from the new one. Pinned against the element-by-
+     * element definition the identities were first computed with.
+     */
+    @Test
+    void of_isTheSameAsTheFirstDefinitionOverTheElements() {
+        for (int seed = 0; seed < 300; seed++) {
+            for (CodecId codec : List.of(CodecId.CODEC_8, CodecId.CODEC_8E, CodecId.CODEC_16)) {
+                for (AvlRecord r : new RandomAvl(seed).packet(codec, 5).records()) {
+                    assertThat(RecordIdentity.of(codec, r)).isEqualTo(firstDefinition(codec, r));
+                }
+            }
+        }
+        assertThat(RecordIdentity.of(CodecId.CODEC_8, record(1_763_800_000_000L, List.of(new IoElement.Fixed(239, 1, 1)))))
+                .isEqualTo(firstDefinition(CodecId.CODEC_8, record(1_763_800_000_000L,
+                        List.of(new IoElement.Fixed(239, 1, 1)))));
+    }
+
+    private static long firstDefinition(CodecId codec, AvlRecord r) {
+        GpsElement g = r.gps();
+        long h = 0x9E3779B97F4A7C15L;
+        for (long field : new long[] {r.timestamp(), codec.wire(), r.priority(), g.longitude(), g.latitude(),
+                g.altitude(), g.angle(), g.satellites(), g.speed(), r.eventIoId(), r.generationType()}) {
+            h = step(h, field);
+        }
+        for (IoElement e : r.io()) {
+            h = step(h, e.id());
+            if (e instanceof IoElement.Fixed f) {
+                h = step(h, f.width());
+                h = step(h, f.value());
+            } else if (e instanceof IoElement.Variable v) {
+                int length = v.length();
+                h = step(h, (1L << 32) | length);
+                for (int at = 0; at < length; at += 8) {
+                    long word = 0;
+                    for (int i = at; i < Math.min(at + 8, length); i++) {
+                        word = (word << 8) | (v.byteAt(i) & 0xFF);
+                    }
+                    h = step(h, word);
+                }
+            }
+        }
+        h = step(h, r.io().size());
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        return h ^ (h >>> 33);
+    }
+
+    private static long step(long h, long value) {
+        long k = Long.rotateLeft(value * 0x87c37b91114253d5L, 31) * 0x4cf5ad432745937fL;
+        return Long.rotateLeft(h ^ k, 27) * 5 + 0x52dce729;
+    }
 }
