@@ -228,8 +228,10 @@ public final class IngestionServer implements AutoCloseable {
                     ? RedisEndpoint.of(redisUrl).map(endpoint -> new TelemetryLanes(endpoint,
                             Transports.socketChannel(), settings.redisCommandTimeout())).orElse(null)
                     : null;
-            writes = new RedisTelemetryWriter(async, keys, new TelemetryEntryMapper(identity::id), writeSettings,
-                    telemetryLanes);
+            RedisTelemetryWriter writer = new RedisTelemetryWriter(async, keys,
+                    new TelemetryEntryMapper(identity::id), writeSettings, telemetryLanes);
+            StreamMetrics.bindWrites(registry, writer, telemetryLanes);
+            writes = writer;
         }
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
         backpressure = new TelemetryBackpressure(writes, settings.retention(),

@@ -63,7 +63,8 @@ public final class TransactionPipe implements AutoCloseable {
     private final SslContext tls;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private Channel channel;
-    private boolean ready;
+    /** Written on the loop; volatile for a metric read elsewhere. */
+    private volatile boolean ready;
     private boolean closed;
     private long retryMillis = FIRST_RETRY_MS;
     private ScheduledFuture<?> watchdog;
@@ -89,7 +90,7 @@ public final class TransactionPipe implements AutoCloseable {
         return pipe;
     }
 
-    /** Whether a block sent now goes to Redis at once; called on the pipe's event loop. */
+    /** Whether a block sent now goes to Redis at once (exact on the pipe's event loop). */
     public boolean ready() {
         return ready;
     }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
@@ -67,6 +68,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private final byte[] streamKey;
     private final int dedupCap;
     private final TelemetryLanes lanes;
+    private final LongAdder scriptPackets = new LongAdder();
+    private final LongAdder blockPackets = new LongAdder();
     private final FastThreadLocal<Batch> batches = new FastThreadLocal<>() {
         @Override
         protected Batch initialValue() {
@@ -171,6 +174,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                     result.completeExceptionally(new IllegalStateException(
                             "append-packets.lua answered " + stored + " for " + items.size() + " packets"));
                 } else {
+                    scriptPackets.increment();
                     result.complete(stored.get(i).intValue());
                 }
             }
@@ -187,6 +191,9 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             return;
         }
         pipe.send(scratch, count, error -> {
+            if (error == null) {
+                blockPackets.add(items.size());
+            }
             for (Prepared p : items) {
                 if (error == null) {
                     p.item.stored().complete(p.count);
@@ -240,6 +247,16 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             }
         }
         return count;
+    }
+
+    /** Packets stored through append-packets.lua. */
+    public long scriptPackets() {
+        return scriptPackets.sum();
+    }
+
+    /** Packets stored in MULTI blocks. */
+    public long blockPackets() {
+        return blockPackets.sum();
     }
 
     /** The script's keys and arguments for several packets (layout in append-packets.lua). */

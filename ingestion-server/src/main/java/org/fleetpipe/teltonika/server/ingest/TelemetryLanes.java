@@ -42,6 +42,15 @@ public final class TelemetryLanes implements AutoCloseable {
         return pipe;
     }
 
+    /** Pipes connected and logged in now (one per event loop that wrote telemetry). */
+    public int ready() {
+        int ready = 0;
+        for (TransactionPipe pipe : opened) {
+            ready += pipe.ready() ? 1 : 0;
+        }
+        return ready;
+    }
+
     @Override
     public void close() {
         closed = true;
