@@ -36,6 +36,8 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
     private final PendingCalls inFlight;
     /** The packet being written; one at a time per connection (FrameSequencer). Event loop only. */
     private CompletionStage<Integer> writing;
+    /** Inside channelRead's write call. Event loop only. */
+    private boolean reading;
 
     TelemetryHandler(AvlPacketDecoder decoder, TelemetryWriter writer, FrameRejector rejector,
                      IngestionMetrics metrics, PendingCalls inFlight) {
@@ -69,17 +71,28 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         // In flight until the ACK is written, not just until Redis answered: a clean stop waits for
         // this, so a packet stored during the stop still gets its ACK and is not resent and stored twice.
         inFlight.begin();
-        CompletionStage<Integer> write = writer.write(session.imei(), packet, receivedAt, session.resendGuard());
-        writing = write;
+        reading = true;
+        try {
+            CompletionStage<Integer> write = writer.write(session.imei(), packet, receivedAt, session.resendGuard());
+            writing = write;
+            afterWriteCompletes(write, channel, session, packet, startNanos);
+        } finally {
+            reading = false;
+        }
+    }
+
+    private void afterWriteCompletes(CompletionStage<Integer> write, Channel channel, DeviceSession session,
+                                     AvlPacket packet, long startNanos) {
         write.whenComplete((stored, error) -> {
+            // The MULTI blocks answer on the channel's own loop: no hop then (Lettuce answers on its own
+            // thread). A write that completed at once still goes through the loop's queue: handled inline,
+            // its ACK would start the next queued frame from inside this one's channelRead.
+            if (channel.eventLoop().inEventLoop() && !reading) {
+                afterWriteOnLoop(channel, session, packet, stored, error, startNanos);
+                return;
+            }
             try {
-                channel.eventLoop().execute(() -> {
-                    try {
-                        afterWrite(channel, session, packet, stored, error, startNanos);
-                    } finally {
-                        inFlight.end();
-                    }
-                });
+                channel.eventLoop().execute(() -> afterWriteOnLoop(channel, session, packet, stored, error, startNanos));
             } catch (java.util.concurrent.RejectedExecutionException stopped) {
                 inFlight.end();
             }
@@ -93,6 +106,15 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
             held.abandon();
         }
         ctx.fireChannelInactive();
+    }
+
+    private void afterWriteOnLoop(Channel channel, DeviceSession session, AvlPacket packet, Integer stored,
+                                  Throwable error, long startNanos) {
+        try {
+            afterWrite(channel, session, packet, stored, error, startNanos);
+        } finally {
+            inFlight.end();
+        }
     }
 
     private void afterWrite(Channel channel, DeviceSession session, AvlPacket packet, Integer stored, Throwable error,
