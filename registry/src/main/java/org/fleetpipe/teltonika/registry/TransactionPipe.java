@@ -67,6 +67,7 @@ public final class TransactionPipe implements AutoCloseable {
     private volatile boolean ready;
     private boolean closed;
     private long retryMillis = FIRST_RETRY_MS;
+    private volatile int refusals;
     private ScheduledFuture<?> watchdog;
 
     private TransactionPipe(EventLoop loop, RedisEndpoint endpoint, Class<? extends Channel> channelType,
@@ -110,6 +111,11 @@ public final class TransactionPipe implements AutoCloseable {
         block.writeBytes(EXEC);
         inFlight.add(new InFlight(count + 2, true, System.nanoTime(), outcome));
         channel.writeAndFlush(block, channel.voidPromise());
+    }
+
+    /** Logins Redis refused so far (a wrong password, an ACL without MULTI): diagnostics and tests. */
+    public int refusals() {
+        return refusals;
     }
 
     /** Blocks sent and not answered yet (tests, diagnostics); called on the pipe's event loop. */
@@ -165,7 +171,7 @@ public final class TransactionPipe implements AutoCloseable {
         }
     }
 
-    /** AUTH and SELECT as the URL asks, then CLIENT SETNAME: ready once all answered without an error. */
+    /** AUTH and SELECT as the URL asks, CLIENT SETNAME and an empty MULTI: ready once all answered without an error. */
     private void login() {
         RespArguments commands = new RespArguments(128);
         int count = 0;
@@ -184,11 +190,16 @@ public final class TransactionPipe implements AutoCloseable {
         }
         // Named, so CLIENT LIST tells these from Lettuce's connections.
         commands.command(3).text("CLIENT").text("SETNAME").text(CLIENT_NAME);
-        count++;
+        // An empty block: a user whose ACL refuses MULTI is found here, and the pipe is never ready
+        // (the script path takes every packet) instead of failing every block it would send.
+        commands.command(1).text("MULTI");
+        commands.command(1).text("EXEC");
+        count += 3;
         ByteBuf bytes = channel.alloc().buffer(commands.byteLength());
         commands.copyTo(bytes);
         inFlight.add(new InFlight(count, false, System.nanoTime(), error -> {
             if (error != null) {
+                refusals++;
                 LOG.warn("telemetry connection to {} refused: {}; retrying in {} ms", endpoint, error, retryMillis);
                 channel.close();
                 return;

@@ -7,6 +7,10 @@ import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.ArrayOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.netty.channel.EventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -167,6 +171,46 @@ class TransactionPipeIT {
                 client.shutdown();
             }
         }
+    }
+
+    @Test
+    void open_whenTheUsersAclRefusesMulti_thenThePipeIsNeverReady(RedisFixture redis) throws Exception {
+        try (StatefulRedisConnection<String, String> operator = redis.client().connect()) {
+            acl(operator, "SETUSER", "writer", "on", ">writer-pass", "~*", "+@all", "-multi");
+            try (TransactionPipe pipe = open(asWriter(redis.uri()), Duration.ofSeconds(5))) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> pipe.refusals() >= 1);
+                assertThat(onLoop(pipe::ready)).isFalse();
+            } finally {
+                acl(operator, "DELUSER", "writer");
+            }
+        }
+    }
+
+    @Test
+    void open_whenTheUrlNamesAUser_thenItLogsInAsThatUser(RedisFixture redis) throws Exception {
+        try (StatefulRedisConnection<String, String> operator = redis.client().connect()) {
+            acl(operator, "SETUSER", "writer", "on", ">writer-pass", "~*", "+@all");
+            try (TransactionPipe pipe = open(asWriter(redis.uri()), Duration.ofSeconds(5))) {
+                awaitReady(pipe);
+                assertThat(operator.sync().clientList().lines()
+                        .filter(line -> line.contains("name=" + TransactionPipe.CLIENT_NAME + " ")))
+                        .singleElement().asString().contains(" user=writer ");
+            } finally {
+                acl(operator, "DELUSER", "writer");
+            }
+        }
+    }
+
+    private static String asWriter(String uri) {
+        return uri.replaceFirst("^redis://([^@/]*@)?", "redis://writer:writer-pass@");
+    }
+
+    private static void acl(StatefulRedisConnection<String, String> operator, String... arguments) {
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
+        for (String argument : arguments) {
+            args.add(argument);
+        }
+        operator.sync().dispatch(CommandType.ACL, new ArrayOutput<>(StringCodec.UTF8), args);
     }
 
     private TransactionPipe open(String uri, Duration timeout) {
