@@ -18,6 +18,9 @@
 #        DEDUP_WINDOW=0s  run the server with deduplication off (default: on, 1h, as in production)
 #        ACK_REPLICAS=1  start a replica of the Redis (port REDIS_PORT+1) before (a), so (a) measures
 #                        the primary with its replica attached, and run the server with ACK_REPLICAS=1
+#        BUSY_CORE=1  another process busy on one core for the whole run, started after the
+#                     quiet wait: a server that shares its host (the norm in Kubernetes)
+#        TELEMETRY_WRITE_PATH=script  the server with every packet through the script (A/B)
 #        E2E_OUT=dir  keep logs there (default: a temporary directory, printed at the end)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +75,12 @@ fi
 echo
 echo "(a) redis-benchmark: pipelined XADD MAXLEN ~ $bench_maxlen of one server-shaped entry"
 bench_wait_for_quiet
+if [[ -n ${BUSY_CORE:-} ]]; then
+  # Bounded: the whole run takes about 3 minutes; the trap stops it sooner.
+  timeout 600 bash -c 'while :; do :; done' &
+  pids+=($!)
+  echo "  BUSY_CORE: pid $! keeps one core busy for the whole run"
+fi
 bench_xadd_limit
 
 # The server's own path: one EVALSHA of append-packets.lua per packet of $records records, with
@@ -113,7 +122,8 @@ jvm_opts=()
 if [[ -n ${JFR:-} ]]; then jvm_opts+=(-XX:+FlightRecorder); fi
 # shellcheck disable=SC2206
 if [[ -n ${SERVER_JAVA_OPTS:-} ]]; then jvm_opts+=($SERVER_JAVA_OPTS); fi
-bench_start_server e2e-bench DEDUP_WINDOW="${DEDUP_WINDOW:-1h}" ACK_REPLICAS="$ack_replicas" -- "${jvm_opts[@]}"
+bench_start_server e2e-bench DEDUP_WINDOW="${DEDUP_WINDOW:-1h}" ACK_REPLICAS="$ack_replicas" \
+  TELEMETRY_WRITE_PATH="${TELEMETRY_WRITE_PATH:-transaction}" -- "${jvm_opts[@]}"
 echo
 echo "server       pid $server_pid, tcp $host:$tcp_port, redis $host:$redis_port"
 
@@ -189,7 +199,7 @@ echo
 python3 - "$load_rate" "$xadd_rps" "$whole_rate" <<'PY'
 import sys
 b, a, whole = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-print(f"(c) ratio    {b:,.0f} / {a:,.0f} = {b / a:.2f}   (steady end-to-end acknowledged records/s over pipelined XADD/s; target >= 0.5)")
+print(f"(c) ratio    {b:,.0f} / {a:,.0f} = {b / a:.2f}   (steady end-to-end acknowledged records/s over pipelined XADD/s; issue 20's target >= 0.8 with dedup on, >= 0.9 off)")
 print(f"             whole run, warm-up included: {whole:,.0f} / {a:,.0f} = {whole / a:.2f}")
 PY
 
@@ -233,8 +243,8 @@ steady = p99(next(l for l in lines if l.startswith("steady")))
 intervals = [p99(l) for l in lines if l.startswith("[") and "p99 " in l
              and float(re.match(r"\[\s*([\d.]+)s\]", l).group(1)) >= warmup + 4.5]
 worst = f"; its worst 5 s interval p99 {max(intervals):.2f} ms" if intervals else ""
-verdict = "met" if steady < 20 else "MISSED"
-print(f"    simulator: ACK p99 {steady:.2f} ms after the first {warmup:.0f} s (target < 20 ms: {verdict}){worst};"
+verdict = "met" if steady < 10 and (not intervals or max(intervals) < 20) else "MISSED"
+print(f"    simulator: ACK p99 {steady:.2f} ms after the first {warmup:.0f} s (target < 10 ms, worst 5 s < 20 ms: {verdict}){worst};"
       f" {whole:.2f} ms over the whole run, logins included")
 PY
 echo "    listen queue overflows (TcpExtListenOverflows, whole machine): $((overflows_10 - overflows_0)) in the first ${half_warmup} s, $(( $(overflows) - overflows_10 )) after"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs bench/e2e-benchmark.sh several times in a row and prints one Markdown table row per run:
+# the numbers issue 20's targets are about, for BENCHMARKS.md. Same env as e2e-benchmark.sh
+# (BUSY_CORE=1, DEDUP_WINDOW=0s, TELEMETRY_WRITE_PATH=script, ...); each run's logs stay in
+# E2E_RUNS_OUT (default: a temporary directory).
+#
+# Usage: bench/e2e-runs.sh [runs=5] [e2e-benchmark arguments...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=${1:-5}
+shift || true
+(( runs >= 1 && runs <= 20 )) || { echo "e2e-runs: runs must be 1..20, got $runs" >&2; exit 2; }
+base=${E2E_RUNS_OUT:-$(mktemp -d /tmp/e2e-runs.XXXXXX)}
+echo "| run (UTC) | (a) XADD/s | (b) steady records/s | (c) | CPU per record: server / Redis / simulator | (d) offered | (d) ACK p99 after 10 s | (d) worst 5 s interval p99 |"
+echo "|---|---|---|---|---|---|---|---|"
+for ((i = 1; i <= runs; i++)); do
+  out="$base/run-$i"
+  mkdir -p "$out"
+  if ! E2E_OUT="$out" bash bench/e2e-benchmark.sh "$@" > "$out/e2e.log" 2>&1; then
+    echo "| run $i failed: see $out/e2e.log | | | | | | | |"
+    continue
+  fi
+  python3 - "$out/e2e.log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+def find(pattern, default="?"):
+    m = re.search(pattern, text, re.M)
+    return m.groups() if m else (default,) * re.compile(pattern).groups
+(when,) = find(r"^== e2e benchmark \S*T(\d\d:\d\d)")
+(xadd,) = find(r"XADD\s+(\d+) entries/s")
+(steady,) = find(r"steady\s+after the first 5s: ([\d.]+) records/s")
+(ratio,) = find(r"^\(c\) ratio .*?= ([\d.]+)")
+server, redis, sim = find(r"CPU per acknowledged record: server ([\d.]+) us, redis ([\d.]+) us, simulator ([\d.]+) us")
+(offered,) = find(r"= ([\d.]+) records/s offered")
+p99, worst = find(r"simulator: ACK p99 ([\d.]+) ms after the first \d+ s .*?worst 5 s interval p99 ([\d.]+) ms")
+num = lambda v: f"{float(v):,.0f}" if v != "?" else v
+print(f"| {when} | {num(xadd)} | {num(steady)} | **{ratio}** | {server} / {redis} / {sim} us | {num(offered)}/s | **{p99} ms** | {worst} ms |")
+PY
+done
+echo "logs: $base"
