@@ -2,6 +2,8 @@ package org.fleetpipe.teltonika.simulator.device;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
@@ -21,8 +23,13 @@ public final class RecordBacklog {
     private static final int INITIAL_BYTES = 1024;
 
     private final int capacity;
-    /** The records' bytes, head at the reader index; grows as needed, starts small (thousands of devices). */
-    private final ByteBuf bytes = Unpooled.buffer(INITIAL_BYTES);
+    /**
+     * The records' bytes, head at the reader index; grows as needed, starts small (thousands of
+     * devices). A plain heap buffer, built rather than allocated, so the leak detector does not
+     * track it: it is never released, the garbage collector takes it with its device.
+     */
+    private final ByteBuf bytes = new UnpooledHeapByteBuf(UnpooledByteBufAllocator.DEFAULT, INITIAL_BYTES,
+            Integer.MAX_VALUE);
     /** Each record's length, a ring from {@code first}. */
     private int[] lengths = new int[16];
     private int first;
@@ -125,7 +132,11 @@ public final class RecordBacklog {
     /** The packet in flight as records (tests, UDP, the acknowledged-records listener): decoded, so it costs. */
     public AvlPacket inFlightPacket(CodecId codec) {
         ByteBuf body = writeInFlightBody(Unpooled.buffer(inFlightBodyBytes()), codec);
-        return DECODER.decode(body);
+        try {
+            return DECODER.decode(body);
+        } finally {
+            body.release();
+        }
     }
 
     /** The packet in flight was acknowledged: its records are forgotten. */
