@@ -36,7 +36,8 @@ public abstract class SimulatedDevice {
     /**
      * Checks the ACK deadline of whatever packet is in flight when it fires, and sets itself for
      * the next deadline: one timer per ACK timeout rather than one scheduled and cancelled per
-     * packet (the scheduler's queue was a good part of the closed loop's CPU).
+     * packet (adding to and removing from the scheduler's queue was a visible part of the load
+     * modes' CPU).
      */
     private ScheduledFuture<?> ackTimer;
     private final Runnable ackCheck = this::checkAckDeadline;
@@ -78,8 +79,9 @@ public abstract class SimulatedDevice {
     /**
      * The first tick at or after {@code nanoTime} that falls on the grid. The devices of an event
      * loop whose turns fall in the same millisecond then share one wake-up instead of each waking
-     * it on its own: waking up cost the open-loop mode more CPU than the packets. A millisecond is
-     * well within how unevenly real, independent devices arrive.
+     * it on its own: wake-ups were about a quarter of the open-loop mode's CPU. The price: the
+     * server gets the packets of a millisecond together rather than evenly spread, which real,
+     * independent devices do not promise either.
      */
     static long onTickGrid(long nanoTime) {
         return nanoTime + Math.floorMod(-nanoTime, TICK_GRID_NANOS);
