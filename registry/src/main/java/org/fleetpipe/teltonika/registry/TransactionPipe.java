@@ -235,7 +235,16 @@ public final class TransactionPipe implements AutoCloseable {
     private void failAll(String reason) {
         InFlight waiting;
         while ((waiting = inFlight.poll()) != null) {
-            waiting.outcome().completed(reason);
+            tell(waiting, reason);
+        }
+    }
+
+    /** A caller's failure must not close the connection under the blocks of everybody else. */
+    private void tell(InFlight block, String error) {
+        try {
+            block.outcome().completed(error);
+        } catch (RuntimeException e) {
+            LOG.error("telemetry connection to {}: a block's outcome handler failed", endpoint, e);
         }
     }
 
@@ -290,7 +299,7 @@ public final class TransactionPipe implements AutoCloseable {
                 }
                 in.readerIndex(at);
                 inFlight.poll();
-                head.outcome().completed(error);
+                tell(head, error);
             }
         }
 

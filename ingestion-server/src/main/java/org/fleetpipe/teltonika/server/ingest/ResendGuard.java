@@ -26,6 +26,7 @@ public final class ResendGuard {
     private final boolean everyPacket;
     private int packets;
     private long[] lastIds = NONE;
+    private int lastCount;
     private long infoRefreshedAt = Long.MIN_VALUE / 2;
     private int addedToRecent;
 
@@ -50,7 +51,13 @@ public final class ResendGuard {
     boolean mayBeResent(long[] ids) {
         boolean check = everyPacket || packets < CHECKED_AFTER_LOGIN || overlapsLast(ids);
         packets++;
-        lastIds = ids;
+        // Copied into an array of the guard's own: storing the packet's array here on every packet
+        // would dirty a card of this long-lived object, which G1 scans in every young pause.
+        if (lastIds.length < ids.length) {
+            lastIds = new long[Math.max(16, ids.length)];
+        }
+        System.arraycopy(ids, 0, lastIds, 0, ids.length);
+        lastCount = ids.length;
         if (check) {
             // The script keeps the recent set under the cap itself, and leaves at most the cap in it.
             addedToRecent = 0;
@@ -76,8 +83,8 @@ public final class ResendGuard {
     private boolean overlapsLast(long[] ids) {
         // Both hold at most 255 identities, usually about ten.
         for (long id : ids) {
-            for (long last : lastIds) {
-                if (id == last) {
+            for (int i = 0; i < lastCount; i++) {
+                if (id == lastIds[i]) {
                     return true;
                 }
             }

@@ -40,4 +40,24 @@ class ResendGuardTest {
         assertThat(guard.infoRefreshDue(110_000)).isTrue();
         assertThat(guard.infoRefreshDue(111_000)).isFalse();
     }
+
+    @Test
+    void lastPacket_isRememberedByValue_whateverItsSizeAndWhateverTheCallerDoesWithItsArray() {
+        ResendGuard guard = ResendGuard.forConnection();
+        guard.mayBeResent(new long[] {1});
+        guard.mayBeResent(new long[] {2});
+        long[] small = {3, 4};
+        guard.mayBeResent(small);
+        small[0] = 99;
+
+        assertThat(guard.mayBeResent(new long[] {3})).as("the packet as it was sent").isTrue();
+        long[] big = new long[40];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = 100 + i;
+        }
+        assertThat(guard.mayBeResent(big)).isFalse();
+        assertThat(guard.mayBeResent(new long[] {139})).as("the last of a longer packet").isTrue();
+        assertThat(guard.mayBeResent(new long[] {7, 8})).isFalse();
+        assertThat(guard.mayBeResent(new long[] {120})).as("only the previous packet counts").isFalse();
+    }
 }
