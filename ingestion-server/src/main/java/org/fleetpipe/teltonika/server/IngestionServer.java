@@ -284,6 +284,9 @@ public final class IngestionServer implements AutoCloseable {
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(settings.ioThreadCount(), new DefaultThreadFactory("io", false));
+        if (telemetryLanes != null) {
+            telemetryLanes.serve(workers);
+        }
         MetricsBootstrap.eventLoops(registry, workers);
         TcpChannelInitializer plain = new TcpChannelInitializer(services);
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain);

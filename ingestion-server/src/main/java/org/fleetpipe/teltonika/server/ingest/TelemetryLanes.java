@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.server.ingest;
 
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
 import java.util.List;
@@ -20,6 +21,7 @@ public final class TelemetryLanes implements AutoCloseable {
     private final Class<? extends Channel> channelType;
     private final Duration timeout;
     private final List<TransactionPipe> opened = new CopyOnWriteArrayList<>();
+    private volatile EventLoopGroup served;
     private volatile boolean closed;
 
     /** {@code channelType} must fit the event loops' transport (epoll or NIO). */
@@ -29,9 +31,18 @@ public final class TelemetryLanes implements AutoCloseable {
         this.timeout = timeout;
     }
 
-    /** A new pipe on {@code loop}, or null when there can be none (not an event loop, or closed). */
+    /** Pipes are opened only for the loops of {@code group} (the device connections' own). */
+    public void serve(EventLoopGroup group) {
+        served = group;
+    }
+
+    /**
+     * A new pipe on {@code loop}, or null when there can be none: closed, or not a loop of the
+     * served group (a write from another thread, such as Lettuce's, must not open a connection
+     * on a loop that is not ours).
+     */
     TransactionPipe open(EventExecutor loop) {
-        if (closed || !(loop instanceof EventLoop eventLoop)) {
+        if (closed || !(loop instanceof EventLoop eventLoop) || served == null || eventLoop.parent() != served) {
             return null;
         }
         TransactionPipe pipe = TransactionPipe.open(eventLoop, endpoint, channelType, timeout);

@@ -56,6 +56,7 @@ class TelemetryBlockIT {
         loop = group.next();
         lanes = new TelemetryLanes(RedisEndpoint.of(redis.uri()).orElseThrow(), NioSocketChannel.class,
                 Duration.ofSeconds(10));
+        lanes.serve(group);
         connection = redis.client().connect();
         commands = redis.client().connect().sync();
         writer = new RedisTelemetryWriter(connection.async(), keys, new TelemetryEntryMapper("block-1"),
@@ -163,6 +164,26 @@ class TelemetryBlockIT {
         assertThat(failed).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
                 .withMessageContaining("WRONGTYPE");
         assertThat(calls("exec")).isEqualTo(1);
+    }
+
+    @Test
+    void writesFromALoopOfAnotherGroup_openNoConnectionThere_andTakeTheScript() throws Exception {
+        MultiThreadIoEventLoopGroup other = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            ResendGuard connection = ResendGuard.forConnection();
+            RandomAvl random = new RandomAvl(12);
+            for (int i = 0; i < 4; i++) {
+                AvlPacket packet = random.packet(CodecId.CODEC_8, 5);
+                int stored = other.next().submit(() -> writer.write(new Imei(TestImeis.WIKI), packet, RX, connection)
+                        .toCompletableFuture()).get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+                assertThat(stored).isEqualTo(5);
+            }
+            assertThat(calls("exec")).isZero();
+            assertThat(commands.clientList().lines().filter(l -> l.contains("name=" + TransactionPipe.CLIENT_NAME)))
+                    .hasSize(1);
+        } finally {
+            other.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
     }
 
     private int write(AvlPacket packet, String imei, ResendGuard connection, long receivedAt) throws Exception {
