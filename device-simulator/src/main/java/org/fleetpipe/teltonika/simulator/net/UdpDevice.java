@@ -118,8 +118,7 @@ public final class UdpDevice extends SimulatedDevice {
     }
 
     @Override
-    protected void send() {
-        AvlPacket packet = inFlightPacket();
+    protected void send(AvlPacket packet) {
         inFlightPacketId = nextPacketId;
         inFlightAvlPacketId = nextAvlPacketId;
         nextPacketId = (nextPacketId + 1) & 0xFFFF;
