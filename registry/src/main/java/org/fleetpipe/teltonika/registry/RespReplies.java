@@ -20,10 +20,19 @@ public final class RespReplies {
 
     /** The index just past the reply that starts at {@code at}, or {@link #INCOMPLETE}. */
     public static int skip(ByteBuf buf, int at) {
-        return skip(buf, at, 0);
+        return skip(buf, at, 0, null);
     }
 
-    private static int skip(ByteBuf buf, int at, int depth) {
+    /**
+     * As {@link #skip(ByteBuf, int)}, and in the same pass notes in {@code errorAt[0]} where the
+     * first error is, the reply itself or one of its elements when it is an array (an EXEC's
+     * answers); left as it is when there is none (the caller sets it to -1 first).
+     */
+    public static int skip(ByteBuf buf, int at, int[] errorAt) {
+        return skip(buf, at, 0, errorAt);
+    }
+
+    private static int skip(ByteBuf buf, int at, int depth, int[] errorAt) {
         int limit = buf.writerIndex();
         if (at >= limit) {
             return INCOMPLETE;
@@ -34,6 +43,9 @@ public final class RespReplies {
         }
         int next = lineEnd + 2;
         byte type = buf.getByte(at);
+        if (errorAt != null && depth <= 1 && errorAt[0] < 0 && (type == '-' || type == '!')) {
+            errorAt[0] = at;
+        }
         switch (type) {
             case '+', '-', ':', '_', ',', '#', '(' -> {
                 return next;
@@ -55,7 +67,7 @@ public final class RespReplies {
                     throw new IllegalStateException("RESP reply nested deeper than " + MAX_DEPTH);
                 }
                 for (long i = 0; i < elements && next != INCOMPLETE; i++) {
-                    next = skip(buf, next, depth + 1);
+                    next = skip(buf, next, depth + 1, errorAt);
                 }
                 return next;
             }
@@ -68,26 +80,18 @@ public final class RespReplies {
      * it is an array (an EXEC's answers), or null when there is none.
      */
     public static String firstError(ByteBuf buf, int at) {
-        byte type = buf.getByte(at);
+        int[] errorAt = {-1};
+        skip(buf, at, errorAt);
+        return errorAt[0] < 0 ? null : errorText(buf, errorAt[0]);
+    }
+
+    /** The text of the complete error reply ({@code -} or RESP3 {@code !}) at {@code at}. */
+    public static String errorText(ByteBuf buf, int at) {
         int lineEnd = lineEnd(buf, at + 1, buf.writerIndex());
-        if (type == '-') {
-            return buf.toString(at + 1, lineEnd - at - 1, StandardCharsets.UTF_8);
-        }
-        if (type == '!') {
+        if (buf.getByte(at) == '!') {
             return buf.toString(lineEnd + 2, (int) number(buf, at + 1, lineEnd), StandardCharsets.UTF_8);
         }
-        if (type == '*') {
-            long elements = number(buf, at + 1, lineEnd);
-            int next = lineEnd + 2;
-            for (long i = 0; i < elements; i++) {
-                byte elementType = buf.getByte(next);
-                if (elementType == '-' || elementType == '!') {
-                    return firstError(buf, next);
-                }
-                next = skip(buf, next);
-            }
-        }
-        return null;
+        return buf.toString(at + 1, lineEnd - at - 1, StandardCharsets.UTF_8);
     }
 
     /** Whether the complete reply at {@code at} is a null array (an EXEC that did not run, after a WATCH). */

@@ -274,6 +274,9 @@ public final class TransactionPipe implements AutoCloseable {
     /** Matches each complete answer to the oldest block waiting for one. */
     private final class Replies extends ByteToMessageDecoder {
 
+        /** Where the reply being walked holds its first error; reused, as replies come on one loop. */
+        private final int[] errorAt = new int[1];
+
         @Override
         protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
             while (in.isReadable()) {
@@ -284,16 +287,17 @@ public final class TransactionPipe implements AutoCloseable {
                 int at = in.readerIndex();
                 String error = null;
                 for (int i = 0; i < head.replies(); i++) {
-                    int end = RespReplies.skip(in, at);
+                    // One pass per reply: its end, and where an error is (an EXEC's among its answers).
+                    errorAt[0] = -1;
+                    int end = RespReplies.skip(in, at, errorAt);
                     if (end == RespReplies.INCOMPLETE) {
                         return;
                     }
                     // A command refused while queued fails the EXEC too: its own error says why.
                     if (error == null) {
                         boolean exec = head.transaction() && i == head.replies() - 1;
-                        error = exec && RespReplies.isNullArray(in, at) ? "EXEC did not run"
-                                : exec ? RespReplies.firstError(in, at)
-                                : in.getByte(at) == '-' ? RespReplies.firstError(in, at) : null;
+                        error = errorAt[0] >= 0 ? RespReplies.errorText(in, errorAt[0])
+                                : exec && RespReplies.isNullArray(in, at) ? "EXEC did not run" : null;
                     }
                     at = end;
                 }
