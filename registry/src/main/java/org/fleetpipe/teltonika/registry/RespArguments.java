@@ -120,6 +120,32 @@ public final class RespArguments {
         out.writeBytes(bytes, 0, length);
     }
 
+    /** Appends everything {@code other} holds, its arguments counted as this one's. */
+    public RespArguments append(RespArguments other) {
+        if (openAt >= 0 || other.openAt >= 0) {
+            throw new IllegalStateException("a bulk string is still open");
+        }
+        ensure(other.length);
+        System.arraycopy(other.bytes, 0, bytes, length, other.length);
+        length += other.length;
+        count += other.count;
+        return this;
+    }
+
+    /** Drops what was written after {@link #byteLength()} was {@code byteLength} and {@link #count()} {@code count}. */
+    public RespArguments truncate(int byteLength, int count) {
+        if (sealed) {
+            throw new IllegalStateException("handed to Lettuce, which may still read it");
+        }
+        if (byteLength > length || count > this.count) {
+            throw new IllegalArgumentException("cannot grow by truncating");
+        }
+        length = byteLength;
+        this.count = count;
+        openAt = -1;
+        return this;
+    }
+
     /** Empties this to be written again, keeping its array: one per event loop, not one per call. */
     public RespArguments reset() {
         if (sealed) {

@@ -23,17 +23,51 @@ public final class AvlPacketDecoder {
 
     /** Decodes exactly the readable bytes of {@code body}; the buffer's indices are not moved. */
     public AvlPacket decode(ByteBuf body) {
+        CodecId codec = codecOf(body);
+        int count = checkedCount(body);
+        ByteBuf in = records(body, codec, count);
+        RecordLayout layout = RecordLayout.of(codec);
+        List<AvlRecord> records = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            records.add(readRecord(in, layout, true));
+        }
+        checkConsumed(in, count);
+        return new AvlPacket(codec, records);
+    }
+
+    /**
+     * Checks exactly the readable bytes of {@code body} as {@link #decode} does, every limit and
+     * count, but makes no record objects: the packet is then read in place with an
+     * {@link AvlRecordCursor}, valid as long as {@code body}'s bytes are. The indices are not moved.
+     */
+    public AvlPacketView view(ByteBuf body) {
+        CodecId codec = codecOf(body);
+        int count = checkedCount(body);
+        ByteBuf in = records(body, codec, count);
+        RecordLayout layout = RecordLayout.of(codec);
+        for (int i = 0; i < count; i++) {
+            readRecord(in, layout, false);
+        }
+        checkConsumed(in, count);
+        return new AvlPacketView(codec, count, body, body.readerIndex() + 2, body.readableBytes() - 3);
+    }
+
+    private static CodecId codecOf(ByteBuf body) {
         int length = body.readableBytes();
         if (length < 3) {
             throw new CodecException(Reason.TRUNCATED, "AVL body of " + length + " bytes");
         }
-        int start = body.readerIndex();
-        CodecId codec = CodecId.fromWire(body.getUnsignedByte(start));
+        CodecId codec = CodecId.fromWire(body.getUnsignedByte(body.readerIndex()));
         if (!codec.isAvl()) {
             throw new CodecException(Reason.UNKNOWN_CODEC, "codec " + codec.label() + " carries no AVL records");
         }
+        return codec;
+    }
+
+    private int checkedCount(ByteBuf body) {
+        int start = body.readerIndex();
         int count = body.getUnsignedByte(start + 1);
-        int count2 = body.getUnsignedByte(start + length - 1);
+        int count2 = body.getUnsignedByte(start + body.readableBytes() - 1);
         if (count != count2) {
             throw new CodecException(Reason.RECORD_COUNT_MISMATCH,
                     "number of data 1 is " + count + ", number of data 2 is " + count2);
@@ -42,25 +76,28 @@ public final class AvlPacketDecoder {
             throw new CodecException(Reason.LIMIT_EXCEEDED,
                     count + " records, limit " + limits.maxRecords());
         }
-        RecordLayout layout = RecordLayout.of(codec);
-        // Records live between the two counts.
-        ByteBuf in = body.slice(start + 2, length - 3);
-        if ((long) count * layout.minRecordBytes > in.readableBytes()) {
+        return count;
+    }
+
+    /** The records' bytes, between the two counts, once they are known to be enough for {@code count}. */
+    private static ByteBuf records(ByteBuf body, CodecId codec, int count) {
+        ByteBuf in = body.slice(body.readerIndex() + 2, body.readableBytes() - 3);
+        if ((long) count * RecordLayout.of(codec).minRecordBytes > in.readableBytes()) {
             throw new CodecException(Reason.TRUNCATED,
                     count + " records cannot fit in " + in.readableBytes() + " bytes");
         }
-        List<AvlRecord> records = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            records.add(readRecord(in, layout));
-        }
+        return in;
+    }
+
+    private static void checkConsumed(ByteBuf in, int count) {
         if (in.isReadable()) {
             throw new CodecException(Reason.RECORD_COUNT_MISMATCH,
                     in.readableBytes() + " bytes left after the " + count + " declared records");
         }
-        return new AvlPacket(codec, records);
     }
 
-    private AvlRecord readRecord(ByteBuf in, RecordLayout layout) {
+    /** Reads and checks one record; with {@code build} false it only checks, and returns null. */
+    private AvlRecord readRecord(ByteBuf in, RecordLayout layout, boolean build) {
         need(in, layout.minRecordBytes, "record");
         long timestamp = in.readLong();
         int priority = in.readUnsignedByte();
@@ -81,7 +118,7 @@ public final class AvlPacketDecoder {
         if ((long) total * (layout.ioIdWidth + 1) > in.readableBytes()) {
             throw new CodecException(Reason.TRUNCATED, total + " IO elements cannot fit the record");
         }
-        IoElements.Builder io = new IoElements.Builder(total);
+        IoElements.Builder io = build ? new IoElements.Builder(total) : null;
         int seen = 0;
         for (int width = 1; width <= 8; width <<= 1) {
             need(in, layout.groupCountWidth, "IO group count");
@@ -90,7 +127,10 @@ public final class AvlPacketDecoder {
             need(in, n * (layout.ioIdWidth + width), groupOfWidth(width));
             for (int j = 0; j < n; j++) {
                 int id = readUnsigned(in, layout.ioIdWidth);
-                io.fixed(id, width, readFixed(in, width));
+                long value = readFixed(in, width);
+                if (build) {
+                    io.fixed(id, width, value);
+                }
             }
         }
         if (layout.variableGroup) {
@@ -106,14 +146,21 @@ public final class AvlPacketDecoder {
                             "variable IO " + id + " of " + len + " bytes, limit " + limits.maxVariableIoBytes());
                 }
                 need(in, len, "variable IO value");
-                byte[] value = new byte[len];
-                in.readBytes(value);
-                io.variable(id, value);
+                if (build) {
+                    byte[] value = new byte[len];
+                    in.readBytes(value);
+                    io.variable(id, value);
+                } else {
+                    in.skipBytes(len);
+                }
             }
         }
         if (seen != total) {
             throw new CodecException(Reason.IO_COUNT_MISMATCH,
                     "total IO count " + total + " but groups hold " + seen);
+        }
+        if (!build) {
+            return null;
         }
         return new AvlRecord(timestamp, priority,
                 new GpsElement(longitude, latitude, altitude, angle, satellites, speed), eventId, generation, io.build());

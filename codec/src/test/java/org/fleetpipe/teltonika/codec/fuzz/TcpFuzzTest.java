@@ -20,6 +20,7 @@ import org.fleetpipe.teltonika.codec.frame.Frame;
 import org.fleetpipe.teltonika.codec.frame.LoginFrame;
 import org.fleetpipe.teltonika.codec.frame.TcpFrameReader;
 import org.fleetpipe.teltonika.codec.testing.TcpStream;
+import org.fleetpipe.teltonika.codec.testing.ViewedPackets;
 
 /**
  * The TCP path of a device connection: the stateless framer over a byte stream, then the AVL or
@@ -170,12 +171,22 @@ class TcpFuzzTest {
                 FuzzChecks.withinLimits(packet, SMALL);
                 check(packet.equals(avlDefaults.decode(body)), "default limits decode differently");
                 FuzzChecks.reencodesTo(packet, body);
+                check(ViewedPackets.read(avl.view(body)).equals(packet), "the cursor reads otherwise than decode");
             } else {
                 CommandFrame command = commands.decode(body);
                 FuzzChecks.reencodesTo(command, body);
             }
         } catch (CodecException rejected) {
-            // refused: fine
+            // refused: fine, and the in-place view must refuse it the same way
+            if (d.codec().isAvl()) {
+                try {
+                    avl.view(body);
+                    check(false, "view took a body decode refused: %s", rejected.getMessage());
+                } catch (CodecException alsoRejected) {
+                    check(alsoRejected.getMessage().equals(rejected.getMessage()), "view refused otherwise: %s",
+                            alsoRejected.getMessage());
+                }
+            }
         }
         check(body.readerIndex() == reader0 && body.writerIndex() == writer0, "decoder moved the body's indices");
     }

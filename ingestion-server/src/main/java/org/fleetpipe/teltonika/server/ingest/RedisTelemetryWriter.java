@@ -13,8 +13,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.codec.avl.AvlPacket;
-import org.fleetpipe.teltonika.codec.avl.AvlRecord;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
+import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.RespArguments;
@@ -37,6 +37,9 @@ import org.fleetpipe.teltonika.registry.TransactionPipe;
  * on those than on the script's own XADDs, and the block is as atomic as the script: all of it or,
  * if the connection drops before EXEC, none. Without lanes (or while the loop's is not connected)
  * every packet takes the script.
+ *
+ * <p>A packet is read in place, from the bytes the caller lends for the call only, and encoded into
+ * its call's arguments at once: no object per record exists on this path.
  */
 public final class RedisTelemetryWriter implements TelemetryWriter {
 
@@ -99,154 +102,37 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection) {
-        Pending pending = new Pending(imei, packet, receivedAtMillis, connection, new CompletableFuture<>());
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
         // Netty's own record of which event loop runs this thread; null off the event loops (tests,
         // tools), where each packet goes alone.
         EventExecutor loop = ThreadExecutorMap.currentExecutor();
-        if (loop == null) {
-            send(List.of(pending), null);
-            return pending.stored();
-        }
-        Batch batch = batches.get();
-        if (!batch.pipeOpened && lanes != null) {
+        Batch batch = loop == null ? new Batch(1024) : batches.get();
+        if (loop != null && !batch.pipeOpened && lanes != null) {
             batch.pipeOpened = true;
             batch.pipe = lanes.open(loop);
         }
-        batch.items.add(pending);
-        batch.records += packet.size();
-        if (batch.items.size() >= MAX_BATCH_PACKETS || batch.records >= MAX_BATCH_RECORDS) {
-            send(batch.take(), batch);
+        Pending pending;
+        try {
+            pending = batch.add(imei, packet, receivedAtMillis, connection);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (loop == null || batch.packets >= MAX_BATCH_PACKETS || batch.records >= MAX_BATCH_RECORDS) {
+            batch.send();
         } else if (!batch.flushQueued) {
             // Runs after the loop has handled every channel that was ready in this round.
             batch.flushQueued = true;
             try {
                 loop.execute(() -> {
                     batch.flushQueued = false;
-                    if (!batch.items.isEmpty()) {
-                        send(batch.take(), batch);
-                    }
+                    batch.send();
                 });
             } catch (RejectedExecutionException shuttingDown) {
                 batch.flushQueued = false;
-                send(batch.take(), batch);
+                batch.send();
             }
         }
-        return pending.stored();
-    }
-
-    /** {@code batch} is the calling event loop's (null off the loops): its pipe and its scratch buffer. */
-    private void send(List<Pending> items, Batch batch) {
-        TransactionPipe pipe = batch == null ? null : batch.pipe;
-        boolean direct = pipe != null && pipe.ready();
-        List<Prepared> scripted = new ArrayList<>(items.size());
-        List<Prepared> transacted = direct ? new ArrayList<>(items.size()) : List.of();
-        try {
-            for (Pending item : items) {
-                Prepared p = prepare(item, direct);
-                (direct && (p.flags & CHECK_DEDUP) == 0 ? transacted : scripted).add(p);
-            }
-        } catch (RuntimeException e) {
-            items.forEach(item -> item.stored().completeExceptionally(e));
-            return;
-        }
-        if (!scripted.isEmpty()) {
-            sendScript(scripted);
-        }
-        if (!transacted.isEmpty()) {
-            sendBlock(pipe, batch.scratch, transacted);
-        }
-    }
-
-    private void sendScript(List<Prepared> items) {
-        CompletionStage<List<Long>> call;
-        try {
-            call = APPEND.callIntegers(redis, arguments(items));
-        } catch (RuntimeException e) {
-            call = CompletableFuture.failedFuture(e);
-        }
-        call.whenComplete((stored, error) -> {
-            for (int i = 0; i < items.size(); i++) {
-                CompletableFuture<Integer> result = items.get(i).item.stored();
-                if (error != null) {
-                    result.completeExceptionally(error);
-                } else if (stored == null || stored.size() != items.size()) {
-                    result.completeExceptionally(new IllegalStateException(
-                            "append-packets.lua answered " + stored + " for " + items.size() + " packets"));
-                } else {
-                    scriptPackets.increment();
-                    result.complete(stored.get(i).intValue());
-                }
-            }
-        });
-    }
-
-    /** Every record of these packets is new (none may have been sent before), so each stores all it holds. */
-    private void sendBlock(TransactionPipe pipe, RespArguments scratch, List<Prepared> items) {
-        int count;
-        try {
-            count = commands(items, scratch.reset());
-        } catch (RuntimeException e) {
-            items.forEach(p -> p.item.stored().completeExceptionally(e));
-            return;
-        }
-        pipe.send(scratch, count, error -> {
-            if (error == null) {
-                blockPackets.add(items.size());
-            }
-            for (Prepared p : items) {
-                if (error == null) {
-                    p.item.stored().complete(p.count);
-                } else {
-                    p.item.stored().completeExceptionally(new IllegalStateException("telemetry block failed: " + error));
-                }
-            }
-        });
-    }
-
-    /**
-     * Per packet: an XADD per record, then (with deduplication) the identities added to the recent
-     * set, its TTL, and its rename when the connection's count says it is full; then, when due, the
-     * device info refresh. Returns how many commands.
-     */
-    int commands(List<Prepared> items, RespArguments out) {
-        int count = 0;
-        for (Prepared p : items) {
-            Pending item = p.item;
-            CodecId codec = item.packet().codec();
-            List<AvlRecord> all = item.packet().records();
-            TelemetryEntryMapper.PacketEntry entry = mapper.packetEntry(item.imei(), codec, item.receivedAtMillis());
-            int arguments = 3 + TelemetryEntryMapper.entryArguments(codec);
-            for (int i = 0; i < all.size(); i++) {
-                if (!p.repeat[i]) {
-                    mapper.appendEntry(entry, all.get(i), out.command(arguments).encoded(XADD).encoded(streamKey)
-                            .encoded(AUTO_ID));
-                    count++;
-                }
-            }
-            String imei = item.imei().value();
-            if (dedup && p.count > 0) {
-                String recent = keys.dedupRecent(imei);
-                out.command(2 + p.count).encoded(SADD).text(recent);
-                for (int i = 0; i < all.size(); i++) {
-                    if (!p.repeat[i]) {
-                        out.number(p.ids[i]);
-                    }
-                }
-                out.command(3).encoded(PEXPIRE).text(recent).encoded(dedupWindowMillis);
-                count += 2;
-                if (p.renameRecent) {
-                    out.command(3).encoded(RENAME).text(recent).text(keys.dedupPrevious(imei));
-                    count++;
-                }
-            }
-            if ((p.flags & REFRESH_INFO) != 0) {
-                out.command(6).encoded(EVAL).encoded(REFRESH_INFO_BODY).encoded(ONE).text(keys.deviceInfo(imei))
-                        .encoded(deviceInfoTtlMillis).number(p.newest);
-                count++;
-            }
-        }
-        return count;
+        return pending;
     }
 
     /** Packets stored through append-packets.lua. */
@@ -259,129 +145,274 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         return blockPackets.sum();
     }
 
-    /** The script's keys and arguments for several packets (layout in append-packets.lua). */
-    RespArguments arguments(List<Prepared> prepared) {
-        int records = 0;
-        for (Prepared p : prepared) {
-            records += p.count;
-        }
-        RespArguments args = new RespArguments(256 + prepared.size() * 160 + records * 240);
-        args.number(1 + 3L * prepared.size()).text(keys.telemetry());
-        for (Prepared p : prepared) {
-            String imei = p.item.imei().value();
-            args.text(keys.deviceInfo(imei)).text(keys.dedupRecent(imei)).text(keys.dedupPrevious(imei));
-        }
-        args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
-                .number(prepared.size());
-        CodecId previousCodec = null;
-        for (Prepared p : prepared) {
-            Pending item = p.item;
-            CodecId codec = item.packet().codec();
-            List<AvlRecord> all = item.packet().records();
-            args.number(p.newest).number(p.flags).number(p.count);
-            if (codec == previousCodec) {
-                args.number(0);
-            } else {
-                args.number(TelemetryEntryMapper.fieldNames(codec).size());
-                mapper.appendValuePattern(codec, args);
-                mapper.appendNames(codec, args);
-                previousCodec = codec;
-            }
-            mapper.appendPacketValues(item.imei(), codec, item.receivedAtMillis(), args);
-            if (dedup) {
-                for (int i = 0; i < all.size(); i++) {
-                    if (!p.repeat[i]) {
-                        args.number(p.ids[i]);
-                    }
-                }
-            }
-            for (int i = 0; i < all.size(); i++) {
-                if (!p.repeat[i]) {
-                    mapper.appendRecordValues(codec, all.get(i), args);
-                }
-            }
-        }
-        return args;
-    }
-
-    /**
-     * Runs on the packet's event loop: the connection's guard is touched only there. {@code direct}:
-     * an unchecked packet goes in a block, where the guard's count decides the recent set's rename.
-     */
-    Prepared prepare(Pending item, boolean direct) {
-        CodecId codec = item.packet().codec();
-        List<AvlRecord> all = item.packet().records();
-        long[] ids = dedup ? identities(codec, all) : null;
-        boolean[] repeat = dedup ? repeats(ids) : new boolean[all.size()];
-        int count = 0;
-        long newest = 0;
-        for (int i = 0; i < all.size(); i++) {
-            if (!repeat[i]) {
-                count++;
-                newest = Math.max(newest, all.get(i).timestamp());
-            }
-        }
-        int flags = 0;
-        boolean renameRecent = false;
-        if (dedup && item.connection().mayBeResent(ids)) {
-            flags |= CHECK_DEDUP;
-        } else if (dedup && direct) {
-            renameRecent = item.connection().addedToRecent(count, dedupCap);
-        }
-        if (count > 0 && item.connection().infoRefreshDue(item.receivedAtMillis())) {
-            flags |= REFRESH_INFO;
-        }
-        return new Prepared(item, ids, repeat, count, newest, flags, renameRecent);
-    }
-
-    private static long[] identities(CodecId codec, List<AvlRecord> records) {
-        long[] ids = new long[records.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = RecordIdentity.of(codec, records.get(i));
-        }
-        return ids;
-    }
-
     /**
      * Which records repeat an earlier one of the same packet: left out, so the script gets distinct
      * identities and stores such a record once, as it would across packets.
      */
     static boolean[] repeats(long[] ids) {
         boolean[] repeat = new boolean[ids.length];
-        for (int i = 1; i < ids.length; i++) {
-            // Quadratic, but a packet holds at most 255 records and the usual one about ten.
-            for (int j = 0; j < i && !repeat[i]; j++) {
-                repeat[i] = ids[j] == ids[i];
-            }
+        for (int i = 0; i < ids.length; i++) {
+            repeat[i] = repeatsEarlier(ids, i);
         }
         return repeat;
     }
 
-    /** A packet waiting for its batch's call, and what the call tells about it. */
-    record Pending(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection,
-                   CompletableFuture<Integer> stored) {
+    private static boolean repeatsEarlier(long[] ids, int i) {
+        // Quadratic, but a packet holds at most 255 records and the usual one about ten.
+        for (int j = 0; j < i; j++) {
+            if (ids[j] == ids[i]) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** A packet ready to go: which records, and what the connection's guard decided. */
-    record Prepared(Pending item, long[] ids, boolean[] repeat, int count, long newest, int flags,
-                    boolean renameRecent) {
+    /** A packet's answer: completes with how many of its records were stored. */
+    static final class Pending extends CompletableFuture<Integer> {
+        /** Records the packet adds (the repeats within it left out): what a MULTI block stores of it. */
+        private final int count;
+
+        Pending(int count) {
+            this.count = count;
+        }
     }
 
-    /** One event loop's packets of the current round; touched only by that loop's thread. */
-    private static final class Batch {
-        private List<Pending> items = new ArrayList<>();
+    /**
+     * One event loop's packets of the current round, already encoded: the script's per-packet
+     * arguments for those that may be resends, the MULTI block's commands for the others. Encoded
+     * when the packet arrives, not when the round ends, so its bytes (the frame's, lent by the
+     * caller) are read only during the write call. Touched only by that loop's thread.
+     */
+    private final class Batch {
+        private final AvlRecordCursor cursor = new AvlRecordCursor();
+        private final long[] ids = new long[256];
+        private final boolean[] repeat = new boolean[256];
+        /** The script's arguments after its fixed ones, packet by packet (layout in append-packets.lua). */
+        private final RespArguments script;
+        private List<Pending> scripted = new ArrayList<>();
+        private final List<Imei> scriptedImeis = new ArrayList<>();
+        private CodecId scriptCodec;
+        /** The block's commands, copied into the pipe's buffer when sent. */
+        private final RespArguments block;
+        private List<Pending> blocked = new ArrayList<>();
+        private int blockCommands;
+        private int packets;
         private int records;
         private boolean flushQueued;
         private boolean pipeOpened;
         private TransactionPipe pipe;
-        /** Each block's bytes are written here, then copied into the pipe's buffer. */
-        private final RespArguments scratch = new RespArguments(64 * 1024);
 
-        List<Pending> take() {
-            List<Pending> taken = items;
-            items = new ArrayList<>();
+        Batch(int bytes) {
+            script = new RespArguments(bytes);
+            block = new RespArguments(bytes);
+        }
+
+        Batch() {
+            this(64 * 1024);
+        }
+
+        /** Reads the packet twice (identities and decisions, then its encoding) and adds it to one of the two calls. */
+        Pending add(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
+            CodecId codec = packet.codec();
+            int n = packet.size();
+            int count = 0;
+            long newest = 0;
+            AvlRecordCursor r = cursor.reset(packet);
+            for (int i = 0; r.next(); i++) {
+                ids[i] = dedup ? RecordIdentity.of(codec, r) : 0;
+                repeat[i] = dedup && repeatsEarlier(ids, i);
+                if (!repeat[i]) {
+                    count++;
+                    newest = Math.max(newest, r.timestamp());
+                }
+            }
+            // On the packet's event loop: the connection's guard is touched only there. A packet that
+            // cannot be a resend goes in the block, where the guard's count decides the recent set's rename.
+            boolean direct = pipe != null && pipe.ready();
+            int flags = 0;
+            boolean renameRecent = false;
+            if (dedup && connection.mayBeResent(ids, n)) {
+                flags |= CHECK_DEDUP;
+            } else if (dedup && direct) {
+                renameRecent = connection.addedToRecent(count, dedupCap);
+            }
+            if (count > 0 && connection.infoRefreshDue(receivedAtMillis)) {
+                flags |= REFRESH_INFO;
+            }
+            Pending pending = new Pending(count);
+            if (direct && (flags & CHECK_DEDUP) == 0) {
+                int bytesBefore = block.byteLength();
+                int argumentsBefore = block.count();
+                try {
+                    blockCommands += blockCommands(imei, packet, receivedAtMillis, n, count, newest, flags, renameRecent);
+                } catch (RuntimeException e) {
+                    block.truncate(bytesBefore, argumentsBefore);
+                    throw e;
+                }
+                blocked.add(pending);
+            } else {
+                int bytesBefore = script.byteLength();
+                int argumentsBefore = script.count();
+                CodecId codecBefore = scriptCodec;
+                try {
+                    scriptArguments(imei, packet, receivedAtMillis, n, count, newest, flags);
+                } catch (RuntimeException e) {
+                    script.truncate(bytesBefore, argumentsBefore);
+                    scriptCodec = codecBefore;
+                    throw e;
+                }
+                scripted.add(pending);
+                scriptedImeis.add(imei);
+            }
+            packets++;
+            records += n;
+            return pending;
+        }
+
+        /**
+         * Per packet: an XADD per record, then (with deduplication) the identities added to the recent
+         * set, its TTL, and its rename when the connection's count says it is full; then, when due, the
+         * device info refresh. Returns how many commands.
+         */
+        private int blockCommands(Imei imei, AvlPacketView packet, long receivedAtMillis, int n, int count, long newest,
+                                  int flags, boolean renameRecent) {
+            RespArguments out = block;
+            CodecId codec = packet.codec();
+            TelemetryEntryMapper.PacketEntry entry = mapper.packetEntry(imei, codec, receivedAtMillis);
+            int arguments = 3 + TelemetryEntryMapper.entryArguments(codec);
+            int commands = 0;
+            AvlRecordCursor r = cursor.reset(packet);
+            for (int i = 0; r.next(); i++) {
+                if (!repeat[i]) {
+                    mapper.appendEntry(entry, r, out.command(arguments).encoded(XADD).encoded(streamKey).encoded(AUTO_ID));
+                    commands++;
+                }
+            }
+            String device = imei.value();
+            if (dedup && count > 0) {
+                String recent = keys.dedupRecent(device);
+                out.command(2 + count).encoded(SADD).text(recent);
+                for (int i = 0; i < n; i++) {
+                    if (!repeat[i]) {
+                        out.number(ids[i]);
+                    }
+                }
+                out.command(3).encoded(PEXPIRE).text(recent).encoded(dedupWindowMillis);
+                commands += 2;
+                if (renameRecent) {
+                    out.command(3).encoded(RENAME).text(recent).text(keys.dedupPrevious(device));
+                    commands++;
+                }
+            }
+            if ((flags & REFRESH_INFO) != 0) {
+                out.command(6).encoded(EVAL).encoded(REFRESH_INFO_BODY).encoded(ONE).text(keys.deviceInfo(device))
+                        .encoded(deviceInfoTtlMillis).number(newest);
+                commands++;
+            }
+            return commands;
+        }
+
+        /** The packet's part of the script's arguments (layout in append-packets.lua). */
+        private void scriptArguments(Imei imei, AvlPacketView packet, long receivedAtMillis, int n, int count,
+                                     long newest, int flags) {
+            RespArguments args = script;
+            CodecId codec = packet.codec();
+            args.number(newest).number(flags).number(count);
+            if (codec == scriptCodec) {
+                args.number(0);
+            } else {
+                args.number(TelemetryEntryMapper.fieldNames(codec).size());
+                mapper.appendValuePattern(codec, args);
+                mapper.appendNames(codec, args);
+                scriptCodec = codec;
+            }
+            mapper.appendPacketValues(imei, codec, receivedAtMillis, args);
+            if (dedup) {
+                for (int i = 0; i < n; i++) {
+                    if (!repeat[i]) {
+                        args.number(ids[i]);
+                    }
+                }
+            }
+            AvlRecordCursor r = cursor.reset(packet);
+            for (int i = 0; r.next(); i++) {
+                if (!repeat[i]) {
+                    mapper.appendRecordValues(codec, r, args);
+                }
+            }
+        }
+
+        /** Sends what the round gathered: the script call, then the block. */
+        void send() {
+            if (!scripted.isEmpty()) {
+                sendScript();
+            }
+            if (!blocked.isEmpty()) {
+                sendBlock();
+            }
+            packets = 0;
             records = 0;
-            return taken;
+        }
+
+        private void sendScript() {
+            List<Pending> items = scripted;
+            scripted = new ArrayList<>();
+            CompletionStage<List<Long>> call;
+            try {
+                RespArguments args = new RespArguments(256 + items.size() * 96 + script.byteLength());
+                args.number(1 + 3L * items.size()).text(keys.telemetry());
+                for (Imei imei : scriptedImeis) {
+                    String device = imei.value();
+                    args.text(keys.deviceInfo(device)).text(keys.dedupRecent(device)).text(keys.dedupPrevious(device));
+                }
+                args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
+                        .number(items.size()).append(script);
+                call = APPEND.callIntegers(redis, args);
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            } finally {
+                script.reset();
+                scriptedImeis.clear();
+                scriptCodec = null;
+            }
+            call.whenComplete((stored, error) -> {
+                for (int i = 0; i < items.size(); i++) {
+                    Pending result = items.get(i);
+                    if (error != null) {
+                        result.completeExceptionally(error);
+                    } else if (stored == null || stored.size() != items.size()) {
+                        result.completeExceptionally(new IllegalStateException(
+                                "append-packets.lua answered " + stored + " for " + items.size() + " packets"));
+                    } else {
+                        scriptPackets.increment();
+                        result.complete(stored.get(i).intValue());
+                    }
+                }
+            });
+        }
+
+        /** Every record of these packets is new (none may have been sent before), so each stores all it holds. */
+        private void sendBlock() {
+            List<Pending> items = blocked;
+            blocked = new ArrayList<>();
+            int count = blockCommands;
+            blockCommands = 0;
+            try {
+                pipe.send(block, count, error -> {
+                    if (error == null) {
+                        blockPackets.add(items.size());
+                    }
+                    for (Pending p : items) {
+                        if (error == null) {
+                            p.complete(p.count);
+                        } else {
+                            p.completeExceptionally(new IllegalStateException("telemetry block failed: " + error));
+                        }
+                    }
+                });
+            } finally {
+                block.reset();
+            }
         }
     }
 }

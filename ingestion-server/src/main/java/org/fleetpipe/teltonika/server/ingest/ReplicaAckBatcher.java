@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 
 /**
  * {@code ACK_REPLICAS}: a packet is acknowledged only once {@code WAIT} confirms that many replicas
@@ -70,7 +70,7 @@ public final class ReplicaAckBatcher implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
         CompletableFuture<Integer> ack = new CompletableFuture<>();
         writer.write(imei, packet, receivedAtMillis, connection).whenComplete((stored, error) -> {
             if (error != null) {

@@ -49,15 +49,20 @@ public final class ResendGuard {
      * sets must be read; remembers them as the connection's last packet.
      */
     boolean mayBeResent(long[] ids) {
-        boolean check = everyPacket || packets < CHECKED_AFTER_LOGIN || overlapsLast(ids);
+        return mayBeResent(ids, ids.length);
+    }
+
+    /** As {@link #mayBeResent(long[])}, for the first {@code count} of {@code ids}. */
+    boolean mayBeResent(long[] ids, int count) {
+        boolean check = everyPacket || packets < CHECKED_AFTER_LOGIN || overlapsLast(ids, count);
         packets++;
         // Copied into an array of the guard's own: storing the packet's array here on every packet
         // would dirty a card of this long-lived object, which G1 scans in every young pause.
-        if (lastIds.length < ids.length) {
-            lastIds = new long[Math.max(16, ids.length)];
+        if (lastIds.length < count) {
+            lastIds = new long[Math.max(16, count)];
         }
-        System.arraycopy(ids, 0, lastIds, 0, ids.length);
-        lastCount = ids.length;
+        System.arraycopy(ids, 0, lastIds, 0, count);
+        lastCount = count;
         if (check) {
             // The script keeps the recent set under the cap itself, and leaves at most the cap in it.
             addedToRecent = 0;
@@ -80,11 +85,11 @@ public final class ResendGuard {
         return true;
     }
 
-    private boolean overlapsLast(long[] ids) {
+    private boolean overlapsLast(long[] ids, int count) {
         // Both hold at most 255 identities, usually about ten.
-        for (long id : ids) {
+        for (int k = 0; k < count; k++) {
             for (int i = 0; i < lastCount; i++) {
-                if (id == lastIds[i]) {
+                if (ids[k] == lastIds[i]) {
                     return true;
                 }
             }

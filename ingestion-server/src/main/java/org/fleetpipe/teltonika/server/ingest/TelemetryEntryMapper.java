@@ -4,9 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.codec.avl.AvlRecord;
-import org.fleetpipe.teltonika.codec.avl.GpsElement;
-import org.fleetpipe.teltonika.codec.avl.IoElements;
+import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
 import org.fleetpipe.teltonika.registry.RespArguments;
 
 /**
@@ -83,8 +81,8 @@ public final class TelemetryEntryMapper {
         out.encoded(ENCODED_SCHEMA_VERSION);
     }
 
-    /** Appends the values of one record, in field order ('r' in the pattern). */
-    public void appendRecordValues(CodecId codec, AvlRecord r, RespArguments out) {
+    /** Appends the values of the cursor's record, in field order ('r' in the pattern); reads its IO to the last. */
+    public void appendRecordValues(CodecId codec, AvlRecordCursor r, RespArguments out) {
         appendRecord(codec, r, out, null);
     }
 
@@ -94,8 +92,11 @@ public final class TelemetryEntryMapper {
                 RespArguments.preEncoded(Long.toString(receivedAtMillis)), instanceBulk());
     }
 
-    /** Arguments of one whole entry, name and value by turn in field order: what an XADD takes after its id. */
-    public void appendEntry(PacketEntry packet, AvlRecord r, RespArguments out) {
+    /**
+     * Arguments of the cursor's record as one whole entry, name and value by turn in field order: what
+     * an XADD takes after its id. Reads its IO to the last.
+     */
+    public void appendEntry(PacketEntry packet, AvlRecordCursor r, RespArguments out) {
         appendRecord(packet.codec(), r, out, packet);
     }
 
@@ -105,10 +106,9 @@ public final class TelemetryEntryMapper {
     }
 
     /** A record's values in field order; with {@code packet}, each after its name and the packet's own with them. */
-    private void appendRecord(CodecId codec, AvlRecord r, RespArguments out, PacketEntry packet) {
+    private void appendRecord(CodecId codec, AvlRecordCursor r, RespArguments out, PacketEntry packet) {
         boolean entry = packet != null;
         byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
-        GpsElement gps = r.gps();
         int k = 0;
         if (entry) {
             out.encoded(names[0]).encoded(packet.imei()).encoded(names[1]).encoded(packet.codecLabel());
@@ -120,17 +120,17 @@ public final class TelemetryEntryMapper {
         }
         k++;
         name(out, names, k++, entry).number(r.priority());
-        putDegrees(name(out, names, k++, entry).open(), gps.latitude()).close();
-        putDegrees(name(out, names, k++, entry).open(), gps.longitude()).close();
-        name(out, names, k++, entry).number(gps.altitude());
-        name(out, names, k++, entry).number(gps.angle());
-        name(out, names, k++, entry).number(gps.satellites());
-        name(out, names, k++, entry).number(gps.speed());
+        putDegrees(name(out, names, k++, entry).open(), r.latitude()).close();
+        putDegrees(name(out, names, k++, entry).open(), r.longitude()).close();
+        name(out, names, k++, entry).number(r.altitude());
+        name(out, names, k++, entry).number(r.angle());
+        name(out, names, k++, entry).number(r.satellites());
+        name(out, names, k++, entry).number(r.speed());
         name(out, names, k++, entry).number(r.eventIoId());
         if (codec == CodecId.CODEC_16) {
             name(out, names, k++, entry).number(r.generationType());
         }
-        putIoJson(name(out, names, k++, entry).open(), r.ioElements()).close();
+        putIoJson(name(out, names, k++, entry).open(), r).close();
         if (entry) {
             out.encoded(names[k]).encoded(packet.instance()).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
         }
@@ -181,22 +181,26 @@ public final class TelemetryEntryMapper {
         return putDegrees(new RespArguments(32).open(), raw).close().strings().get(0);
     }
 
-    /** Numbers stay numbers (unsigned); variable-length values become lowercase hex strings. Keys need no escaping. */
-    static RespArguments putIoJson(RespArguments out, IoElements io) {
+    /**
+     * The cursor's IO elements to the last, as JSON: numbers stay numbers (unsigned); variable-length
+     * values become lowercase hex strings. Keys need no escaping.
+     */
+    static RespArguments putIoJson(RespArguments out, AvlRecordCursor io) {
         out.put('{');
-        int n = io.size();
-        for (int i = 0; i < n; i++) {
-            if (i > 0) {
+        boolean first = true;
+        while (io.nextIo()) {
+            if (!first) {
                 out.put(',');
             }
-            out.put('"').putNumber(io.id(i)).put('"').put(':');
-            if (!io.isVariable(i)) {
-                out.putUnsigned(io.value(i));
+            first = false;
+            out.put('"').putNumber(io.ioId()).put('"').put(':');
+            if (!io.ioVariable()) {
+                out.putUnsigned(io.ioValue());
             } else {
                 out.put('"');
-                int length = io.variableLength(i);
+                int length = io.ioVariableLength();
                 for (int b = 0; b < length; b++) {
-                    out.putHex(io.variableByte(i, b));
+                    out.putHex(io.ioVariableByte(b));
                 }
                 out.put('"');
             }

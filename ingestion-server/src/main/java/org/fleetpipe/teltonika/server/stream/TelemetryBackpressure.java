@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.slf4j.Logger;
@@ -62,7 +62,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
         if (!engaged) {
             return delegate.write(imei, packet, receivedAtMillis, connection);
         }
@@ -79,8 +79,9 @@ public final class TelemetryBackpressure implements TelemetryWriter {
                     + " packets (" + heldRecords.get() + " records) already held"));
         }
         heldTotal.incrementAndGet();
-        // The event loop the packet came from, so that its write joins that loop's batch when released.
-        Held h = new Held(imei, packet, receivedAtMillis, connection, ThreadExecutorMap.currentExecutor(),
+        // The event loop the packet came from, so that its write joins that loop's batch when released;
+        // a copy of the packet, as its bytes were lent for this call only.
+        Held h = new Held(imei, packet.copy(), receivedAtMillis, connection, ThreadExecutorMap.currentExecutor(),
                 nanoTime.getAsLong());
         held.add(h);
         if (closed) {
@@ -232,14 +233,14 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     /** A held packet; the future its writer waits on. Leaves the hold exactly once: written, failed or abandoned. */
     public final class Held extends CompletableFuture<Integer> {
         private final Imei imei;
-        private final AvlPacket packet;
+        private final AvlPacketView packet;
         private final long receivedAtMillis;
         private final ResendGuard connection;
         private final EventExecutor loop;
         private final long heldAtNanos;
         private final AtomicBoolean out = new AtomicBoolean();
 
-        private Held(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection, EventExecutor loop,
+        private Held(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection, EventExecutor loop,
                      long heldAtNanos) {
             this.imei = imei;
             this.packet = packet;

@@ -6,7 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Acks;
 import org.fleetpipe.teltonika.codec.CodecException;
-import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
@@ -58,16 +58,24 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         long receivedAt = System.currentTimeMillis();
         Channel channel = ctx.channel();
         DeviceSession session = DeviceSession.of(channel);
-        AvlPacket packet;
+        // The frame is released when this returns: the writer reads its bytes during its call only
+        // (a packet back-pressure holds is copied).
         try {
-            metrics.frameReceived(frame.codec());
-            packet = decoder.decode(frame.body());
-        } catch (CodecException e) {
-            rejector.reject(channel, e, frame.content());
-            return;
+            AvlPacketView packet;
+            try {
+                metrics.frameReceived(frame.codec());
+                packet = decoder.view(frame.body());
+            } catch (CodecException e) {
+                rejector.reject(channel, e, frame.content());
+                return;
+            }
+            write(channel, session, packet, receivedAt, startNanos);
         } finally {
             frame.release();
         }
+    }
+
+    private void write(Channel channel, DeviceSession session, AvlPacketView packet, long receivedAt, long startNanos) {
         // In flight until the ACK is written, not just until Redis answered: a clean stop waits for
         // this, so a packet stored during the stop still gets its ACK and is not resent and stored twice.
         inFlight.begin();
@@ -86,7 +94,7 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void afterWriteCompletes(CompletionStage<Integer> write, Channel channel, DeviceSession session,
-                                     AvlPacket packet, long startNanos) {
+                                     AvlPacketView packet, long startNanos) {
         write.whenComplete((stored, error) -> {
             // The MULTI blocks answer on the channel's own loop: no hop then (Lettuce answers on its own
             // thread). A write that completed at once still goes through the loop's queue: handled inline,
@@ -112,7 +120,7 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelInactive();
     }
 
-    private void afterWriteOnLoop(Channel channel, DeviceSession session, AvlPacket packet, Integer stored,
+    private void afterWriteOnLoop(Channel channel, DeviceSession session, AvlPacketView packet, Integer stored,
                                   Throwable error, long startNanos) {
         try {
             afterWrite(channel, session, packet, stored, error, startNanos);
@@ -121,7 +129,7 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void afterWrite(Channel channel, DeviceSession session, AvlPacket packet, Integer stored, Throwable error,
+    private void afterWrite(Channel channel, DeviceSession session, AvlPacketView packet, Integer stored, Throwable error,
                             long startNanos) {
         heldWrite = null;
         if (StreamFull.is(error)) {

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,7 +32,7 @@ class ReplicaAckBatcherTest {
 
     @Test
     void write_whenWaitConfirms_thenAcknowledged() {
-        CompletableFuture<Integer> ack = batcher.write(null, null, 0).toCompletableFuture();
+        CompletableFuture<Integer> ack = batcher.write(null, (AvlPacketView) null, 0).toCompletableFuture();
         assertThat(ack).isNotDone();
         pendingWait.complete(1L);
         assertThat(ack).isCompletedWithValue(3);
@@ -39,9 +40,9 @@ class ReplicaAckBatcherTest {
 
     @Test
     void writes_whileAWaitIsUnderWay_thenCoveredByOneMoreWait() {
-        CompletableFuture<Integer> first = batcher.write(null, null, 0).toCompletableFuture();
-        CompletableFuture<Integer> second = batcher.write(null, null, 0).toCompletableFuture();
-        CompletableFuture<Integer> third = batcher.write(null, null, 0).toCompletableFuture();
+        CompletableFuture<Integer> first = batcher.write(null, (AvlPacketView) null, 0).toCompletableFuture();
+        CompletableFuture<Integer> second = batcher.write(null, (AvlPacketView) null, 0).toCompletableFuture();
+        CompletableFuture<Integer> third = batcher.write(null, (AvlPacketView) null, 0).toCompletableFuture();
         assertThat(waits).isEqualTo(1);
         pendingWait.complete(1L);
         assertThat(first).isCompleted();
@@ -53,7 +54,7 @@ class ReplicaAckBatcherTest {
 
     @Test
     void write_whenTooFewReplicasConfirm_thenNotAcknowledged() {
-        CompletableFuture<Integer> ack = batcher.write(null, null, 0).toCompletableFuture();
+        CompletableFuture<Integer> ack = batcher.write(null, (AvlPacketView) null, 0).toCompletableFuture();
         pendingWait.complete(0L);
         assertThat(ack).isCompletedExceptionally();
         assertThat(shortfalls).hasValue(1);
@@ -64,11 +65,11 @@ class ReplicaAckBatcherTest {
     void write_whenTheConnectionReconnectedBeforeTheWaitAnswered_thenNotAcknowledged() {
         // The write went to the old primary; the WAIT, replayed after the reconnect, ran on the new
         // one and confirms only its own connection's writes.
-        CompletableFuture<Integer> ack = batcher.write(null, null, 0).toCompletableFuture();
+        CompletableFuture<Integer> ack = batcher.write(null, (AvlPacketView) null, 0).toCompletableFuture();
         epoch.incrementAndGet();
         pendingWait.complete(1L);
         assertThat(ack).isCompletedExceptionally();
-        CompletableFuture<Integer> after = batcher.write(null, null, 0).toCompletableFuture();
+        CompletableFuture<Integer> after = batcher.write(null, (AvlPacketView) null, 0).toCompletableFuture();
         pendingWait.complete(1L);
         assertThat(after).isCompletedWithValue(3);
     }

@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
+import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
 import org.fleetpipe.teltonika.codec.avl.GpsElement;
 import org.fleetpipe.teltonika.codec.avl.IoElement;
 import org.fleetpipe.teltonika.registry.RespArguments;
@@ -35,6 +38,13 @@ class TelemetryEntryMapperTest {
         return new AvlRecord(TS, 2, new GpsElement(lon, lat, (short) -120, 359, 13, 65535), 239, generation, io);
     }
 
+    /** The record as the server reads it: from its bytes, with a cursor. */
+    static AvlRecordCursor cursorAt(CodecId codec, AvlRecord record) {
+        AvlRecordCursor cursor = new AvlRecordCursor().reset(AvlPacketView.of(new AvlPacket(codec, List.of(record))));
+        assertThat(cursor.next()).isTrue();
+        return cursor;
+    }
+
     /**
      * Field, value, field, value... as the script puts them together: the packet's names, each
      * taking the next packet-wide or per-record value as the pattern says.
@@ -47,7 +57,7 @@ class TelemetryEntryMapperTest {
         RespArguments packetValues = new RespArguments(64);
         mapper.appendPacketValues(IMEI, codec, RX, packetValues);
         RespArguments recordValues = new RespArguments(64);
-        mapper.appendRecordValues(codec, record, recordValues);
+        mapper.appendRecordValues(codec, cursorAt(codec, record), recordValues);
         List<String> names = TelemetryEntryMapper.fieldNames(codec);
         String pattern = TelemetryEntryMapper.valuePattern(codec);
         assertThat(pattern).hasSameSizeAs(names).matches("[pr]+");
@@ -99,7 +109,8 @@ class TelemetryEntryMapperTest {
         RespArguments out = new RespArguments(16).text("earlier").number(42);
 
         mapper.appendPacketValues(IMEI, CodecId.CODEC_8, RX, out);
-        mapper.appendRecordValues(CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION, List.of()), out);
+        mapper.appendRecordValues(CodecId.CODEC_8, cursorAt(CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION,
+                List.of())), out);
 
         assertThat(out.strings()).startsWith("earlier", "42").hasSize(2 + 15);
         assertThat(out.count()).isEqualTo(17);
@@ -207,17 +218,17 @@ class TelemetryEntryMapperTest {
         List<IoElement> io = List.of(
                 new IoElement.Fixed(1, 1, 0xFF),
                 new IoElement.Fixed(2, 2, 0xFFFF),
+                new IoElement.Fixed(256, 2, 0),
                 new IoElement.Fixed(3, 4, 0xFFFF_FFFFL),
                 new IoElement.Fixed(4, 8, 0xFFFF_FFFF_FFFF_FFFFL),
                 new IoElement.Fixed(5, 8, Long.MIN_VALUE),
-                new IoElement.Fixed(256, 2, 0),
                 new IoElement.Variable(65535, new byte[] {0x0A, (byte) 0xBC, (byte) 0xDE, (byte) 0xFF}),
                 new IoElement.Variable(7, new byte[0]));
 
         String json = asMap(fields(CodecId.CODEC_8E, record(0, 0, AvlRecord.NO_GENERATION, io))).get("io");
 
-        assertThat(json).isEqualTo("{\"1\":255,\"2\":65535,\"3\":4294967295,\"4\":18446744073709551615,"
-                + "\"5\":9223372036854775808,\"256\":0,\"65535\":\"0abcdeff\",\"7\":\"\"}");
+        assertThat(json).isEqualTo("{\"1\":255,\"2\":65535,\"256\":0,\"3\":4294967295,\"4\":18446744073709551615,"
+                + "\"5\":9223372036854775808,\"65535\":\"0abcdeff\",\"7\":\"\"}");
         // And a consumer's JSON parser reads the u64 as the unsigned number, not a negative one.
         JsonNode parsed = new ObjectMapper().readTree(json);
         assertThat(parsed.get("4").bigIntegerValue()).isEqualTo(new BigInteger("18446744073709551615"));

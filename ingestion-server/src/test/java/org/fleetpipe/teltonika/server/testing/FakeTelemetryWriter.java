@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 
@@ -31,9 +32,10 @@ public final class FakeTelemetryWriter implements TelemetryWriter {
     private final List<Write> writes = new CopyOnWriteArrayList<>();
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacket packet, long receivedAtMillis, ResendGuard connection) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
         CompletableFuture<Integer> result = new CompletableFuture<>();
-        writes.add(new Write(imei, packet, receivedAtMillis, result));
+        // As objects now: the packet's bytes are lent for this call only.
+        writes.add(new Write(imei, packet.toPacket(), receivedAtMillis, result));
         return result;
     }
 
