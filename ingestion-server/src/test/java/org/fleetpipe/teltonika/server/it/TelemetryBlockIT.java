@@ -3,19 +3,27 @@ package org.fleetpipe.teltonika.server.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lettuce.core.Range;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.registry.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
@@ -25,6 +33,7 @@ import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
+import org.fleetpipe.teltonika.server.testing.ExpectedEntries;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -184,6 +193,39 @@ class TelemetryBlockIT {
         } finally {
             other.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
+    }
+
+    @Test
+    void packetBytesReusedOnceWriteReturns_storedEntriesAreStillTheRecordsSent() throws Exception {
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(13);
+        List<AvlPacket> packets = List.of(random.packet(CodecId.CODEC_8, 10), random.packet(CodecId.CODEC_8E, 10),
+                random.packet(CodecId.CODEC_16, 10), random.packet(CodecId.CODEC_8E, 10));
+        AvlPacketDecoder decoder = new AvlPacketDecoder(DecodeLimits.DEFAULTS);
+
+        // One loop task, as one round of reads: every write returns before the round's calls go out,
+        // and each frame's bytes are reused at once, as the pool would hand them to the next frame.
+        List<CompletableFuture<Integer>> acks = loop.submit(() -> {
+            List<CompletableFuture<Integer>> out = new ArrayList<>();
+            for (AvlPacket packet : packets) {
+                ByteBuf body = Unpooled.wrappedBuffer(RandomAvl.body(packet));
+                out.add(writer.write(new Imei(TestImeis.WIKI), decoder.view(body), RX, connection).toCompletableFuture());
+                body.setZero(0, body.capacity());
+            }
+            return out;
+        }).get(10, TimeUnit.SECONDS);
+
+        for (CompletableFuture<Integer> ack : acks) {
+            assertThat(ack.get(10, TimeUnit.SECONDS)).isEqualTo(10);
+        }
+        assertThat(calls("exec")).as("the last two in one block").isEqualTo(1);
+        assertThat(calls("evalsha") + calls("eval")).as("the first two in one script call").isEqualTo(1);
+        List<Map<String, String>> expected = new ArrayList<>();
+        for (AvlPacket packet : packets) {
+            expected.addAll(ExpectedEntries.of(TestImeis.WIKI, packet, "block-1"));
+        }
+        assertThat(commands.xrange("telemetry", Range.create("-", "+"))).map(m -> ExpectedEntries.comparable(m.getBody()))
+                .containsExactlyInAnyOrderElementsOf(expected);
     }
 
     private int write(AvlPacket packet, String imei, ResendGuard connection, long receivedAt) throws Exception {

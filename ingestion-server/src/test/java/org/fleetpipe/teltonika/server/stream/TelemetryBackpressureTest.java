@@ -2,13 +2,17 @@ package org.fleetpipe.teltonika.server.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.CodecId;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
@@ -67,6 +71,18 @@ class TelemetryBackpressureTest {
         assertThat(gate.held()).isZero();
         assertThat(gate.heldTotal()).isEqualTo(1);
         assertThat(gate.engagedTotal()).isEqualTo(1);
+    }
+
+    @Test
+    void held_whenTheFrameBytesAreReusedAfterTheCall_thenTheHeldCopyIsWritten() {
+        gate.update(stream(100, true));
+        ByteBuf frameBody = Unpooled.wrappedBuffer(RandomAvl.body(packet));
+        gate.write(IMEI, new AvlPacketDecoder(DecodeLimits.DEFAULTS).view(frameBody), 1);
+        frameBody.setZero(0, frameBody.capacity());
+
+        gate.update(stream(89, true));
+
+        assertThat(writer.write(0).packet()).isEqualTo(packet);
     }
 
     @Test
