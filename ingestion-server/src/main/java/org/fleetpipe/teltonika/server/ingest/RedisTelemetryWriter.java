@@ -244,7 +244,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                 int bytesBefore = block.byteLength();
                 int argumentsBefore = block.count();
                 try {
-                    blockCommands += blockCommands(imei, packet, receivedAtMillis, n, count, newest, flags, renameRecent);
+                    blockCommands += blockCommands(imei, connection, packet, receivedAtMillis, n, count, newest, flags,
+                            renameRecent);
                 } catch (RuntimeException e) {
                     block.truncate(bytesBefore, argumentsBefore);
                     throw e;
@@ -274,38 +275,38 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
          * set, its TTL, and its rename when the connection's count says it is full; then, when due, the
          * device info refresh. Returns how many commands.
          */
-        private int blockCommands(Imei imei, AvlPacketView packet, long receivedAtMillis, int n, int count, long newest,
-                                  int flags, boolean renameRecent) {
+        private int blockCommands(Imei imei, ResendGuard connection, AvlPacketView packet, long receivedAtMillis, int n,
+                                  int count, long newest, int flags, boolean renameRecent) {
             RespArguments out = block;
             CodecId codec = packet.codec();
-            TelemetryEntryMapper.PacketEntry entry = mapper.packetEntry(imei, codec, receivedAtMillis);
+            DeviceBulks device = connection.bulks(imei, keys);
             int arguments = 3 + TelemetryEntryMapper.entryArguments(codec);
             int commands = 0;
             AvlRecordCursor r = cursor.reset(packet);
             for (int i = 0; r.next(); i++) {
                 if (!repeat[i]) {
-                    mapper.appendEntry(entry, r, out.command(arguments).encoded(XADD).encoded(streamKey).encoded(AUTO_ID));
+                    mapper.appendEntry(codec, device.imeiBulk(), receivedAtMillis, r,
+                            out.command(arguments).encoded(XADD).encoded(streamKey).encoded(AUTO_ID));
                     commands++;
                 }
             }
-            String device = imei.value();
             if (dedup && count > 0) {
-                String recent = keys.dedupRecent(device);
-                out.command(2 + count).encoded(SADD).text(recent);
+                byte[] recent = device.recent();
+                out.command(2 + count).encoded(SADD).encoded(recent);
                 for (int i = 0; i < n; i++) {
                     if (!repeat[i]) {
                         out.number(ids[i]);
                     }
                 }
-                out.command(3).encoded(PEXPIRE).text(recent).encoded(dedupWindowMillis);
+                out.command(3).encoded(PEXPIRE).encoded(recent).encoded(dedupWindowMillis);
                 commands += 2;
                 if (renameRecent) {
-                    out.command(3).encoded(RENAME).text(recent).text(keys.dedupPrevious(device));
+                    out.command(3).encoded(RENAME).encoded(recent).encoded(device.previous());
                     commands++;
                 }
             }
             if ((flags & REFRESH_INFO) != 0) {
-                out.command(6).encoded(EVAL).encoded(REFRESH_INFO_BODY).encoded(ONE).text(keys.deviceInfo(device))
+                out.command(6).encoded(EVAL).encoded(REFRESH_INFO_BODY).encoded(ONE).text(keys.deviceInfo(imei.value()))
                         .encoded(deviceInfoTtlMillis).number(newest);
                 commands++;
             }

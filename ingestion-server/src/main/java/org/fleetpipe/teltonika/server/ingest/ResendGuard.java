@@ -1,5 +1,8 @@
 package org.fleetpipe.teltonika.server.ingest;
 
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+
 /**
  * What the writer knows of a packet's connection: whether its records may have been sent before
  * (then the script reads the device's dedup sets before storing), and whether the device's info
@@ -29,6 +32,8 @@ public final class ResendGuard {
     private int lastCount;
     private long infoRefreshedAt = Long.MIN_VALUE / 2;
     private int addedToRecent;
+    /** Set by the first packet: a reference stored once, not on every packet. */
+    private DeviceBulks bulks;
 
     private ResendGuard(boolean everyPacket) {
         this.everyPacket = everyPacket;
@@ -95,6 +100,16 @@ public final class ResendGuard {
             }
         }
         return false;
+    }
+
+    /** The connection's device's encoded IMEI and keys, made on its first packet. */
+    DeviceBulks bulks(Imei imei, RedisKeys keys) {
+        DeviceBulks known = bulks;
+        if (known == null || !known.isFor(imei, keys)) {
+            known = DeviceBulks.of(imei, keys);
+            bulks = known;
+        }
+        return known;
     }
 
     /** Whether this packet refreshes the device's info hash; when it does, the next one need not for a while. */

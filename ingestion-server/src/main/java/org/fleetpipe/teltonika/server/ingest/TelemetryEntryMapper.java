@@ -32,6 +32,9 @@ public final class TelemetryEntryMapper {
     private static final String PATTERN_WITH_GEN = pattern(FIELDS_WITH_GEN);
     private static final byte[] ENCODED_PATTERN = RespArguments.preEncoded(PATTERN);
     private static final byte[] ENCODED_PATTERN_WITH_GEN = RespArguments.preEncoded(PATTERN_WITH_GEN);
+    /** Every codec's label, by ordinal. */
+    private static final byte[][] ENCODED_LABELS = java.util.Arrays.stream(CodecId.values())
+            .map(c -> RespArguments.preEncoded(c.label())).toArray(byte[][]::new);
 
     private record EncodedId(String id, byte[] bulk) {
     }
@@ -83,21 +86,16 @@ public final class TelemetryEntryMapper {
 
     /** Appends the values of the cursor's record, in field order ('r' in the pattern); reads its IO to the last. */
     public void appendRecordValues(CodecId codec, AvlRecordCursor r, RespArguments out) {
-        appendRecord(codec, r, out, null);
-    }
-
-    /** The values a packet's records share, encoded once for {@link #appendEntry}. */
-    public PacketEntry packetEntry(Imei imei, CodecId codec, long receivedAtMillis) {
-        return new PacketEntry(codec, RespArguments.preEncoded(imei.value()), RespArguments.preEncoded(codec.label()),
-                RespArguments.preEncoded(Long.toString(receivedAtMillis)), instanceBulk());
+        appendRecord(codec, r, out, null, 0);
     }
 
     /**
      * Arguments of the cursor's record as one whole entry, name and value by turn in field order: what
      * an XADD takes after its id. Reads its IO to the last.
      */
-    public void appendEntry(PacketEntry packet, AvlRecordCursor r, RespArguments out) {
-        appendRecord(packet.codec(), r, out, packet);
+    public void appendEntry(CodecId codec, byte[] imeiBulk, long receivedAtMillis, AvlRecordCursor r,
+                            RespArguments out) {
+        appendRecord(codec, r, out, imeiBulk, receivedAtMillis);
     }
 
     /** Bulk strings per entry that {@link #appendEntry} writes. */
@@ -105,18 +103,22 @@ public final class TelemetryEntryMapper {
         return 2 * fieldNames(codec).size();
     }
 
-    /** A record's values in field order; with {@code packet}, each after its name and the packet's own with them. */
-    private void appendRecord(CodecId codec, AvlRecordCursor r, RespArguments out, PacketEntry packet) {
-        boolean entry = packet != null;
+    /**
+     * A record's values in field order; with {@code imeiBulk} (a whole entry), each after its name,
+     * and the packet's own values with them.
+     */
+    private void appendRecord(CodecId codec, AvlRecordCursor r, RespArguments out, byte[] imeiBulk,
+                              long receivedAtMillis) {
+        boolean entry = imeiBulk != null;
         byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
         int k = 0;
         if (entry) {
-            out.encoded(names[0]).encoded(packet.imei()).encoded(names[1]).encoded(packet.codecLabel());
+            out.encoded(names[0]).encoded(imeiBulk).encoded(names[1]).encoded(ENCODED_LABELS[codec.ordinal()]);
         }
         k += 2;
         name(out, names, k++, entry).number(r.timestamp());
         if (entry) {
-            out.encoded(names[k]).encoded(packet.receivedAt());
+            out.encoded(names[k]).number(receivedAtMillis);
         }
         k++;
         name(out, names, k++, entry).number(r.priority());
@@ -132,16 +134,12 @@ public final class TelemetryEntryMapper {
         }
         putIoJson(name(out, names, k++, entry).open(), r).close();
         if (entry) {
-            out.encoded(names[k]).encoded(packet.instance()).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
+            out.encoded(names[k]).encoded(instanceBulk()).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
         }
     }
 
     private static RespArguments name(RespArguments out, byte[][] names, int k, boolean entry) {
         return entry ? out.encoded(names[k]) : out;
-    }
-
-    /** A packet's shared values as pre-encoded bulk strings. */
-    public record PacketEntry(CodecId codec, byte[] imei, byte[] codecLabel, byte[] receivedAt, byte[] instance) {
     }
 
     private byte[] instanceBulk() {

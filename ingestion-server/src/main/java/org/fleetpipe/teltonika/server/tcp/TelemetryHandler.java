@@ -152,7 +152,8 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
             // Stored but the device is gone: it will resend, a duplicate it is up to dedup to catch.
             return;
         }
-        channel.writeAndFlush(Acks.writeRecordCount(channel.alloc().buffer(4), packet.size()));
+        // No promise per ACK: a write that fails reaches exceptionCaught, which closes the connection.
+        channel.writeAndFlush(Acks.writeRecordCount(channel.alloc().buffer(4), packet.size()), channel.voidPromise());
         metrics.ackLatencyNanos(System.nanoTime() - startNanos);
         FrameSequencer.frameDone(channel);
     }

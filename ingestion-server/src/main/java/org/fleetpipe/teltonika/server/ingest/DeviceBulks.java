@@ -1,0 +1,22 @@
+package org.fleetpipe.teltonika.server.ingest;
+
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.RespArguments;
+
+/**
+ * A device's IMEI and its dedup keys as RESP bulk strings, encoded once per connection (kept by
+ * its {@link ResendGuard}) instead of built as strings for every packet.
+ */
+record DeviceBulks(Imei imei, RedisKeys keys, byte[] imeiBulk, byte[] recent, byte[] previous) {
+
+    static DeviceBulks of(Imei imei, RedisKeys keys) {
+        String device = imei.value();
+        return new DeviceBulks(imei, keys, RespArguments.preEncoded(device),
+                RespArguments.preEncoded(keys.dedupRecent(device)), RespArguments.preEncoded(keys.dedupPrevious(device)));
+    }
+
+    boolean isFor(Imei other, RedisKeys otherKeys) {
+        return keys == otherKeys && (imei == other || imei.equals(other));
+    }
+}
