@@ -65,6 +65,10 @@ public final class AvlPacketView {
         return recordsAt;
     }
 
+    int recordsLength() {
+        return recordsLength;
+    }
+
     @Override
     public String toString() {
         return "AvlPacketView[codec=" + codec.label() + ", records=" + size + "]";

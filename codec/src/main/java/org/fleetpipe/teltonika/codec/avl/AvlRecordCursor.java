@@ -1,6 +1,8 @@
 package org.fleetpipe.teltonika.codec.avl;
 
-import io.netty.buffer.ByteBuf;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * Reads an {@link AvlPacketView}'s records one after the other straight from its bytes: the
@@ -8,10 +10,18 @@ import io.netty.buffer.ByteBuf;
  * variable-length group), what {@link AvlRecord} and {@link IoElements} hold, without objects.
  * Reusable: {@link #reset} starts it on another packet. The bytes were checked when the view was
  * made, so nothing here checks them again. Not thread-safe.
+ *
+ * <p>{@link #reset} copies the records' bytes into an array of the cursor's own: one bulk copy, after
+ * which every field is a plain array read, where reading a slice of a pooled buffer field by field
+ * costs a bounds and liveness check each.
  */
 public final class AvlRecordCursor {
 
-    private ByteBuf in;
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+
+    private byte[] in = new byte[1024];
     private RecordLayout layout;
     private int recordsLeft;
     private int at;
@@ -39,10 +49,14 @@ public final class AvlRecordCursor {
 
     /** Starts before the first record of {@code packet}. */
     public AvlRecordCursor reset(AvlPacketView packet) {
-        in = packet.bytes();
+        int length = packet.recordsLength();
+        if (in.length < length) {
+            in = new byte[Math.max(length, 2 * in.length)];
+        }
+        packet.bytes().getBytes(packet.recordsAt(), in, 0, length);
         layout = RecordLayout.of(packet.codec());
         recordsLeft = packet.size();
-        at = packet.recordsAt();
+        at = 0;
         leftInGroup = 0;
         groupWidth = 0;
         return this;
@@ -57,20 +71,20 @@ public final class AvlRecordCursor {
             return false;
         }
         recordsLeft--;
-        ByteBuf b = in;
-        timestamp = b.getLong(at);
-        priority = b.getUnsignedByte(at + 8);
-        longitude = b.getInt(at + 9);
-        latitude = b.getInt(at + 13);
-        altitude = b.getShort(at + 17);
-        angle = b.getUnsignedShort(at + 19);
-        satellites = b.getUnsignedByte(at + 21);
-        speed = b.getUnsignedShort(at + 22);
+        byte[] b = in;
+        timestamp = (long) LONG.get(b, at);
+        priority = b[at + 8] & 0xFF;
+        longitude = (int) INT.get(b, at + 9);
+        latitude = (int) INT.get(b, at + 13);
+        altitude = (short) SHORT.get(b, at + 17);
+        angle = unsignedShort(at + 19);
+        satellites = b[at + 21] & 0xFF;
+        speed = unsignedShort(at + 22);
         at += RecordLayout.HEADER_BYTES;
         eventIoId = unsigned(layout.eventIdWidth);
         generationType = AvlRecord.NO_GENERATION;
         if (layout.generationType) {
-            generationType = b.getUnsignedByte(at++);
+            generationType = b[at++] & 0xFF;
         }
         ioCount = unsigned(layout.totalCountWidth);
         groupWidth = 1;
@@ -90,7 +104,7 @@ public final class AvlRecordCursor {
             }
             if (groupWidth == 8) {
                 groupWidth = 0;
-                leftInGroup = in.getUnsignedShort(at);
+                leftInGroup = unsignedShort(at);
                 at += 2;
             } else {
                 groupWidth <<= 1;
@@ -105,15 +119,15 @@ public final class AvlRecordCursor {
             ioId = unsigned(layout.ioIdWidth);
             ioWidth = groupWidth;
             ioValue = switch (groupWidth) {
-                case 1 -> in.getUnsignedByte(at);
-                case 2 -> in.getUnsignedShort(at);
-                case 4 -> in.getUnsignedInt(at);
-                default -> in.getLong(at);
+                case 1 -> in[at] & 0xFF;
+                case 2 -> unsignedShort(at);
+                case 4 -> (int) INT.get(in, at) & 0xFFFF_FFFFL;
+                default -> (long) LONG.get(in, at);
             };
             at += groupWidth;
         } else {
-            ioId = in.getUnsignedShort(at);
-            variableLength = in.getUnsignedShort(at + 2);
+            ioId = unsignedShort(at);
+            variableLength = unsignedShort(at + 2);
             variableAt = at + 4;
             ioWidth = 0;
             ioValue = 0;
@@ -123,9 +137,13 @@ public final class AvlRecordCursor {
     }
 
     private int unsigned(int width) {
-        int value = width == 1 ? in.getUnsignedByte(at) : in.getUnsignedShort(at);
+        int value = width == 1 ? in[at] & 0xFF : unsignedShort(at);
         at += width;
         return value;
+    }
+
+    private int unsignedShort(int index) {
+        return (short) SHORT.get(in, index) & 0xFFFF;
     }
 
     /** ms since the Unix epoch (UTC). */
@@ -199,6 +217,6 @@ public final class AvlRecordCursor {
 
     /** One byte of the variable-length element's value. */
     public byte ioVariableByte(int index) {
-        return in.getByte(variableAt + index);
+        return in[variableAt + index];
     }
 }
