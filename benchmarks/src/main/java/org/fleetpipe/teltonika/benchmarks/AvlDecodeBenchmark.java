@@ -8,6 +8,7 @@ import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
+import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -49,6 +50,7 @@ public class AvlDecodeBenchmark {
     public String buffer;
 
     private AvlPacketDecoder decoder;
+    private final AvlRecordCursor cursor = new AvlRecordCursor();
     private ByteBuf body;
     private int bodyBytes;
 
@@ -103,5 +105,25 @@ public class AvlDecodeBenchmark {
         decoded.records += records;
         decoded.bytes += bodyBytes;
         return packet;
+    }
+
+    /**
+     * What the server does instead: {@link AvlPacketDecoder#view} (the same checks, no objects), then
+     * one {@link AvlRecordCursor} walk reading every field and IO element, as the writer's encoding does.
+     */
+    @Benchmark
+    public long viewAndRead(Decoded decoded) {
+        AvlRecordCursor r = cursor.reset(decoder.view(body));
+        long sum = 0;
+        while (r.next()) {
+            sum += r.timestamp() + r.priority() + r.longitude() + r.latitude() + r.altitude() + r.angle()
+                    + r.satellites() + r.speed() + r.eventIoId() + r.generationType();
+            while (r.nextIo()) {
+                sum += r.ioId() + (r.ioVariable() ? r.ioVariableLength() : r.ioValue());
+            }
+        }
+        decoded.records += records;
+        decoded.bytes += bodyBytes;
+        return sum;
     }
 }
