@@ -2,13 +2,15 @@ package org.fleetpipe.teltonika.codec.avl;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.util.Arrays;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 
 /**
  * An AVL packet checked by {@link AvlPacketDecoder#view} and read in place, through an
- * {@link AvlRecordCursor}, with no object per record. It does not own its bytes: it is valid only
- * while the buffer it was made from is, so whoever keeps it past that takes a {@link #copy}.
+ * {@link AvlRecordCursor}, with no object per record. It does not own its bytes: made in an
+ * {@link AvlScratch}, it is valid only until that scratch is used again, so whoever keeps it past
+ * that keeps a {@link #copy}.
  */
 public final class AvlPacketView {
 
@@ -18,11 +20,11 @@ public final class AvlPacketView {
 
     private final CodecId codec;
     private final int size;
-    private final ByteBuf bytes;
+    private final byte[] bytes;
     private final int recordsAt;
     private final int recordsLength;
 
-    AvlPacketView(CodecId codec, int size, ByteBuf bytes, int recordsAt, int recordsLength) {
+    AvlPacketView(CodecId codec, int size, byte[] bytes, int recordsAt, int recordsLength) {
         this.codec = codec;
         this.size = size;
         this.bytes = bytes;
@@ -30,10 +32,10 @@ public final class AvlPacketView {
         this.recordsLength = recordsLength;
     }
 
-    /** The packet's body bytes in a heap buffer of its own, viewed (tests, tools, and packets made as objects). */
+    /** The packet's body encoded into an array of its own, viewed (tests, tools, and packets made as objects). */
     public static AvlPacketView of(AvlPacket packet) {
         ByteBuf body = AvlPacketEncoder.writeBody(Unpooled.buffer(), packet);
-        return ANY.view(body);
+        return ANY.view(Arrays.copyOf(body.array(), body.readableBytes()), 0, body.readableBytes());
     }
 
     public CodecId codec() {
@@ -45,28 +47,23 @@ public final class AvlPacketView {
         return size;
     }
 
-    /** The same packet in a heap buffer of its own: what is kept after the original bytes go back to their pool. */
+    /** The same packet in an array of its own: what is kept after its scratch is used again. */
     public AvlPacketView copy() {
-        ByteBuf own = Unpooled.buffer(recordsLength + 3);
-        own.writeByte(codec.wire()).writeByte(size).writeBytes(bytes, recordsAt, recordsLength).writeByte(size);
-        return new AvlPacketView(codec, size, own, 2, recordsLength);
+        return new AvlPacketView(codec, size, Arrays.copyOfRange(bytes, recordsAt - 2, recordsAt + recordsLength + 1), 2,
+                recordsLength);
     }
 
     /** The records as objects (tests and tools; the server's path reads them with a cursor). */
     public AvlPacket toPacket() {
-        return ANY.decode(copy().bytes);
+        return ANY.decode(Unpooled.wrappedBuffer(bytes, recordsAt - 2, recordsLength + 3));
     }
 
-    ByteBuf bytes() {
+    byte[] bytes() {
         return bytes;
     }
 
     int recordsAt() {
         return recordsAt;
-    }
-
-    int recordsLength() {
-        return recordsLength;
     }
 
     @Override

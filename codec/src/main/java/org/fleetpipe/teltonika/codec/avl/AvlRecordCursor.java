@@ -1,27 +1,15 @@
 package org.fleetpipe.teltonika.codec.avl;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
  * Reads an {@link AvlPacketView}'s records one after the other straight from its bytes: the
  * fields of the current record, then its IO elements in wire order (by width group, then the
  * variable-length group), what {@link AvlRecord} and {@link IoElements} hold, without objects.
  * Reusable: {@link #reset} starts it on another packet. The bytes were checked when the view was
  * made, so nothing here checks them again. Not thread-safe.
- *
- * <p>{@link #reset} copies the records' bytes into an array of the cursor's own: one bulk copy, after
- * which every field is a plain array read, where reading a slice of a pooled buffer field by field
- * costs a bounds and liveness check each.
  */
 public final class AvlRecordCursor {
 
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
-
-    private byte[] in = new byte[1024];
+    private byte[] in;
     private RecordLayout layout;
     private int recordsLeft;
     private int at;
@@ -49,14 +37,10 @@ public final class AvlRecordCursor {
 
     /** Starts before the first record of {@code packet}. */
     public AvlRecordCursor reset(AvlPacketView packet) {
-        int length = packet.recordsLength();
-        if (in.length < length) {
-            in = new byte[Math.max(length, 2 * in.length)];
-        }
-        packet.bytes().getBytes(packet.recordsAt(), in, 0, length);
+        in = packet.bytes();
         layout = RecordLayout.of(packet.codec());
         recordsLeft = packet.size();
-        at = 0;
+        at = packet.recordsAt();
         leftInGroup = 0;
         groupWidth = 0;
         return this;
@@ -72,11 +56,11 @@ public final class AvlRecordCursor {
         }
         recordsLeft--;
         byte[] b = in;
-        timestamp = (long) LONG.get(b, at);
+        timestamp = BodyBytes.getLong(b, at);
         priority = b[at + 8] & 0xFF;
-        longitude = (int) INT.get(b, at + 9);
-        latitude = (int) INT.get(b, at + 13);
-        altitude = (short) SHORT.get(b, at + 17);
+        longitude = BodyBytes.getInt(b, at + 9);
+        latitude = BodyBytes.getInt(b, at + 13);
+        altitude = BodyBytes.getShort(b, at + 17);
         angle = unsignedShort(at + 19);
         satellites = b[at + 21] & 0xFF;
         speed = unsignedShort(at + 22);
@@ -118,12 +102,7 @@ public final class AvlRecordCursor {
         if (groupWidth != 0) {
             ioId = unsigned(layout.ioIdWidth);
             ioWidth = groupWidth;
-            ioValue = switch (groupWidth) {
-                case 1 -> in[at] & 0xFF;
-                case 2 -> unsignedShort(at);
-                case 4 -> (int) INT.get(in, at) & 0xFFFF_FFFFL;
-                default -> (long) LONG.get(in, at);
-            };
+            ioValue = BodyBytes.fixed(in, at, groupWidth);
             at += groupWidth;
         } else {
             ioId = unsignedShort(at);
@@ -143,7 +122,7 @@ public final class AvlRecordCursor {
     }
 
     private int unsignedShort(int index) {
-        return (short) SHORT.get(in, index) & 0xFFFF;
+        return BodyBytes.unsignedShort(in, index);
     }
 
     /** ms since the Unix epoch (UTC). */

@@ -93,12 +93,12 @@ class AvlRecordCursorTest {
     }
 
     @Test
-    void copy_whenOriginalBytesOverwritten_thenCopyUnchanged() {
+    void copy_whenTheScratchIsReused_thenCopyUnchanged() {
         AvlPacket packet = new RandomAvl(3).packet(CodecId.CODEC_8, 5);
-        ByteBuf body = Unpooled.wrappedBuffer(RandomAvl.body(packet));
-        AvlPacketView copy = decoder.view(body).copy();
+        AvlScratch scratch = new AvlScratch();
+        AvlPacketView copy = decoder.view(Unpooled.wrappedBuffer(RandomAvl.body(packet)), scratch).copy();
 
-        body.setZero(0, body.capacity());
+        decoder.view(Unpooled.wrappedBuffer(RandomAvl.body(new RandomAvl(4).packet(CodecId.CODEC_8E, 9))), scratch);
 
         assertThat(ViewedPackets.read(copy)).isEqualTo(packet);
         assertThat(copy.size()).isEqualTo(5);

@@ -3,10 +3,12 @@ package org.fleetpipe.teltonika.server.tcp;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Acks;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
+import org.fleetpipe.teltonika.codec.avl.AvlScratch;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
@@ -28,6 +30,13 @@ import org.slf4j.LoggerFactory;
 final class TelemetryHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(TelemetryHandler.class);
+    /** Where a packet is checked and read, one per event loop: a packet lives there until the loop's next one. */
+    private static final FastThreadLocal<AvlScratch> SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected AvlScratch initialValue() {
+            return new AvlScratch();
+        }
+    };
 
     private final AvlPacketDecoder decoder;
     private final TelemetryWriter writer;
@@ -58,13 +67,13 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         long receivedAt = System.currentTimeMillis();
         Channel channel = ctx.channel();
         DeviceSession session = DeviceSession.of(channel);
-        // The frame is released when this returns: the writer reads its bytes during its call only
-        // (a packet back-pressure holds is copied).
         try {
             AvlPacketView packet;
             try {
                 metrics.frameReceived(frame.codec());
-                packet = decoder.view(frame.body());
+                // In the loop's scratch: the writer reads it during its call only (a packet
+                // back-pressure holds is copied), and the next packet on this loop reuses it.
+                packet = decoder.view(frame.body(), SCRATCH.get());
             } catch (CodecException e) {
                 rejector.reject(channel, e, frame.content());
                 return;
