@@ -17,12 +17,11 @@ import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.Acks;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
-import org.fleetpipe.teltonika.codec.avl.AvlPacket;
-import org.fleetpipe.teltonika.codec.avl.AvlPacketEncoder;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
 import org.fleetpipe.teltonika.codec.command.CommandFrameEncoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
+import org.fleetpipe.teltonika.codec.frame.TcpFrameWriter;
 import org.fleetpipe.teltonika.simulator.device.Backoff;
 import org.fleetpipe.teltonika.simulator.device.CommandResponder;
 import org.fleetpipe.teltonika.simulator.device.DeviceSettings;
@@ -185,17 +184,15 @@ public final class TcpDevice extends SimulatedDevice {
     }
 
     @Override
-    protected void send(AvlPacket packet) {
-        ByteBuf frame = channel.alloc().buffer(EncodedSize.body(packet.codec(), packet.records())
-                + EncodedSize.TCP_FRAME_OVERHEAD);
-        try {
-            AvlPacketEncoder.writeTcpFrame(frame, packet);
-        } catch (RuntimeException e) {
-            frame.release();
-            throw e;
-        }
-        // A failed write closes the session; disconnected() then puts the records back.
-        channel.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    protected void send() {
+        ByteBuf frame = channel.alloc().directBuffer(inFlightBodyBytes() + EncodedSize.TCP_FRAME_OVERHEAD);
+        int start = TcpFrameWriter.begin(frame);
+        writeInFlightBody(frame);
+        TcpFrameWriter.end(frame, start);
+        // The void promise spares a promise and a listener per packet; a failed write then reaches
+        // TcpDeviceHandler.exceptionCaught, which closes the session, and disconnected() puts the
+        // records back.
+        channel.writeAndFlush(frame, channel.voidPromise());
     }
 
     @Override
