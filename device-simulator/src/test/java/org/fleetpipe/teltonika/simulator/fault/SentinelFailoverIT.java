@@ -61,6 +61,7 @@ class SentinelFailoverIT {
         try {
             LocalRedisServer primary = LocalRedisServer.builder().build().start();
             open.add(primary);
+            System.out.println("sentinel failover: " + primary.binary().description());
             LocalRedisServer replica = LocalRedisServer.builder()
                     .args("--replicaof", "127.0.0.1", Integer.toString(primary.port())).build().start();
             open.add(replica);
@@ -95,6 +96,8 @@ class SentinelFailoverIT {
                     sentinelClient.shutdown();
                 }
             }
+            WireRecorder wire = new WireRecorder();
+            open.add(new RoleWatch(Map.of(primary.port(), "old primary", replica.port(), "replica"), wire::mark));
             List<ServerProcess> servers = new ArrayList<>();
             for (String prefix : List.of("s1", "s2")) {
                 ServerProcess server = ServerProcess.start(Map.of("REDIS_URL", url, "INSTANCE_ID", prefix,
@@ -104,17 +107,21 @@ class SentinelFailoverIT {
                 open.add(server);
             }
             FaultRun run = FaultRun.start(servers.stream().map(s -> new InetSocketAddress("127.0.0.1", s.tcpPort))
-                    .toList(), 16, 30);
+                    .toList(), 16, 30, wire);
+            wire.mark("devices started");
             await().atMost(Duration.ofSeconds(30)).until(() -> run.acknowledged().size() > 1000);
 
             // The replica falls behind (frozen 2 s, as over a slow link) right before the primary dies:
             // whatever the primary acknowledged meanwhile exists nowhere else.
             int beforeFreeze = run.acknowledged().size();
             replica.pause();
+            wire.mark("replica paused");
             await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
             int acknowledgedWhileBehind = run.acknowledged().size() - beforeFreeze;
             primary.kill();
+            wire.mark("primary killed");
             replica.resume();
+            wire.mark("replica resumed");
             long killedAt = System.nanoTime();
             RedisClient sentinelClient = RedisClient.create("redis://127.0.0.1:" + sentinelPorts.get(0));
             int newPrimaryPort;
@@ -135,11 +142,14 @@ class SentinelFailoverIT {
                 sentinelClient.shutdown();
             }
             long failoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+            wire.mark("failover seen by sentinel 0 (new primary " + newPrimaryPort + ")");
             // The old primary comes back empty; the sentinels make it a replica of the new one, so
             // WAIT can be satisfied again and the devices deliver what they hold.
             primary.start();
+            wire.mark("old primary restarted");
 
             run.finish();
+            wire.mark("devices finished");
             RedisClient newPrimary = RedisClient.create("redis://127.0.0.1:" + newPrimaryPort);
             Set<String> stored;
             try (StatefulRedisConnection<String, String> c = newPrimary.connect()) {
@@ -149,6 +159,12 @@ class SentinelFailoverIT {
             }
             Set<String> lost = new HashSet<>(run.acknowledged());
             lost.removeAll(stored);
+            LossReport.print(run.acknowledged(), wire, stored, lost, servers, ackReplicas > 0);
+            if (ackReplicas > 0 && !lost.isEmpty()) {
+                for (int i = 0; i < 3; i++) {
+                    System.out.println("--- sentinel " + i + " log:\n" + Files.readString(sentinelLog(ackReplicas, i)));
+                }
+            }
             client.shutdown();
             return new Outcome(run.acknowledged().size(), lost.size(), failoverMs, acknowledgedWhileBehind);
         } finally {
