@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.simulator;
 
+import io.netty.util.ResourceLeakDetector;
 import java.io.PrintStream;
 import java.time.Duration;
 import org.fleetpipe.teltonika.simulator.cli.OptionsParser;
@@ -17,6 +18,11 @@ public final class SimulatorMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            // Netty's default samples one buffer in 128 with a stack trace: a load tool's CPU for
+            // nothing (the tests run it paranoid).
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
         System.exit(run(args, System.out, System.err));
     }
 

@@ -14,6 +14,8 @@ public final class Route {
     private final List<RoutePoint> waypoints;
     /** cumulative[i] = distance from waypoint 0 to waypoint i; cumulative[n] = whole loop. */
     private final double[] cumulative;
+    /** headings[i] = direction of travel from waypoint i to the next, worked out once (atan2 is not cheap). */
+    private final double[] headings;
 
     public Route(List<RoutePoint> waypoints) {
         if (waypoints.size() < 2) {
@@ -24,6 +26,10 @@ public final class Route {
         cumulative = new double[n + 1];
         for (int i = 0; i < n; i++) {
             cumulative[i + 1] = cumulative[i] + distance(waypoints.get(i), waypoints.get((i + 1) % n));
+        }
+        headings = new double[n];
+        for (int i = 0; i < n; i++) {
+            headings[i] = heading(waypoints.get(i), waypoints.get((i + 1) % n));
         }
         if (cumulative[n] <= 0) {
             throw new IllegalArgumentException("a route needs waypoints at different places");
@@ -62,7 +68,7 @@ public final class Route {
         double segmentLength = cumulative[segment + 1] - cumulative[segment];
         double f = segmentLength == 0 ? 0 : (d - cumulative[segment]) / segmentLength;
         return new RoutePoint(from.latitude() + f * (to.latitude() - from.latitude()),
-                from.longitude() + f * (to.longitude() - from.longitude()), heading(from, to));
+                from.longitude() + f * (to.longitude() - from.longitude()), headings[segment]);
     }
 
     static double distance(RoutePoint a, RoutePoint b) {

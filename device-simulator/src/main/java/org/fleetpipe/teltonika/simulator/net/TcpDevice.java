@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -14,15 +15,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.Acks;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
-import org.fleetpipe.teltonika.codec.avl.AvlPacket;
-import org.fleetpipe.teltonika.codec.avl.AvlPacketEncoder;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
 import org.fleetpipe.teltonika.codec.command.CommandFrameEncoder;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
+import org.fleetpipe.teltonika.codec.frame.TcpFrameWriter;
 import org.fleetpipe.teltonika.simulator.device.Backoff;
 import org.fleetpipe.teltonika.simulator.device.CommandResponder;
 import org.fleetpipe.teltonika.simulator.device.DeviceSettings;
@@ -50,6 +51,8 @@ public final class TcpDevice extends SimulatedDevice {
     private final Backoff backoff;
     private final CommandResponder responder;
 
+    /** Test hook: a handler put first in each session's pipeline, so it sees the raw bytes both ways. */
+    private Supplier<? extends ChannelHandler> tap;
     private Channel channel;
     private boolean loggedIn;
     private ScheduledFuture<?> loginTimer;
@@ -72,6 +75,9 @@ public final class TcpDevice extends SimulatedDevice {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tap != null) {
+                            ch.pipeline().addLast(tap.get());
+                        }
                         ch.pipeline().addLast(new ServerReplyDecoder(), new TcpDeviceHandler(TcpDevice.this));
                     }
                 });
@@ -94,6 +100,16 @@ public final class TcpDevice extends SimulatedDevice {
     public TcpDevice withServers(java.util.List<InetSocketAddress> others, int first) {
         this.servers = java.util.List.copyOf(others);
         this.serverIndex = first;
+        return this;
+    }
+
+    /**
+     * Puts a handler from {@code tap} first in every session's pipeline (before {@link #start}): it
+     * sees the bytes as they leave for and arrive from the socket. For tests that check what really
+     * went over the wire against what the device counted.
+     */
+    public TcpDevice tappedBy(Supplier<? extends ChannelHandler> tap) {
+        this.tap = tap;
         return this;
     }
 
@@ -185,17 +201,15 @@ public final class TcpDevice extends SimulatedDevice {
     }
 
     @Override
-    protected void send(AvlPacket packet) {
-        ByteBuf frame = channel.alloc().buffer(EncodedSize.body(packet.codec(), packet.records())
-                + EncodedSize.TCP_FRAME_OVERHEAD);
-        try {
-            AvlPacketEncoder.writeTcpFrame(frame, packet);
-        } catch (RuntimeException e) {
-            frame.release();
-            throw e;
-        }
-        // A failed write closes the session; disconnected() then puts the records back.
-        channel.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    protected void send() {
+        ByteBuf frame = channel.alloc().directBuffer(inFlightBodyBytes() + EncodedSize.TCP_FRAME_OVERHEAD);
+        int start = TcpFrameWriter.begin(frame);
+        writeInFlightBody(frame);
+        TcpFrameWriter.end(frame, start);
+        // The void promise spares a promise and a listener per packet; a failed write then reaches
+        // TcpDeviceHandler.exceptionCaught, which closes the session, and disconnected() puts the
+        // records back.
+        channel.writeAndFlush(frame, channel.voidPromise());
     }
 
     @Override

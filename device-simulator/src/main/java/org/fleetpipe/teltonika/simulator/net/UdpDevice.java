@@ -118,7 +118,8 @@ public final class UdpDevice extends SimulatedDevice {
     }
 
     @Override
-    protected void send(AvlPacket packet) {
+    protected void send() {
+        AvlPacket packet = inFlightPacket();
         inFlightPacketId = nextPacketId;
         inFlightAvlPacketId = nextAvlPacketId;
         nextPacketId = (nextPacketId + 1) & 0xFFFF;

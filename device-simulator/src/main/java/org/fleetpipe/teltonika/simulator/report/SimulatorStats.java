@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.simulator.report;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
@@ -27,7 +28,8 @@ public final class SimulatorStats {
     private final LongAdder unexpectedAcks = new LongAdder();
     private final LongAdder commandsAnswered = new LongAdder();
     private final AtomicLong firstSendNanos = new AtomicLong();
-    private final AtomicLong lastAckNanos = new AtomicLong();
+    /** Striped, as the counters are: every ACK updates it. */
+    private final LongAccumulator lastAckNanos = new LongAccumulator(Math::max, 0);
     private final LatencyRecorder latency = new LatencyRecorder();
 
     public void deviceCreated() {
@@ -51,7 +53,10 @@ public final class SimulatorStats {
         packetsSent.increment();
         recordsSent.add(records);
         recordsResent.add(resent);
-        firstSendNanos.compareAndSet(0, nowNanos);
+        if (firstSendNanos.get() == 0) {
+            // Read first: a compare-and-set on every packet fights over the cache line between event loops.
+            firstSendNanos.compareAndSet(0, nowNanos);
+        }
     }
 
     private volatile BiConsumer<String, List<AvlRecord>> ackListener;
@@ -59,6 +64,11 @@ public final class SimulatorStats {
     /** Hears every acknowledged record with its IMEI (fault tests check each is in the stream). */
     public void onAcknowledged(BiConsumer<String, List<AvlRecord>> listener) {
         this.ackListener = listener;
+    }
+
+    /** Whether anyone listens to {@link #acknowledgedRecords}: the records are decoded only for a listener. */
+    public boolean hearsAcknowledgedRecords() {
+        return ackListener != null;
     }
 
     public void acknowledgedRecords(String imei, List<AvlRecord> records) {
@@ -72,7 +82,7 @@ public final class SimulatorStats {
         packetsAcknowledged.increment();
         recordsAcknowledged.add(records);
         latency.recordNanos(latencyNanos);
-        lastAckNanos.accumulateAndGet(nowNanos, Math::max);
+        lastAckNanos.accumulate(nowNanos);
     }
 
     public void reconnect() {

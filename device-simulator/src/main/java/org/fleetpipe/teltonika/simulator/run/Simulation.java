@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.simulator.run;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
 import java.io.PrintStream;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.simulator.cli.SimulatorOptions;
@@ -37,6 +39,7 @@ public final class Simulation {
     private final PrintStream out;
     private BiConsumer<String, List<AvlRecord>> ackListener;
     private List<InetSocketAddress> servers = List.of();
+    private Supplier<? extends ChannelHandler> tap;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
 
@@ -48,6 +51,12 @@ public final class Simulation {
     /** Hears every acknowledged record with its device's IMEI (for tests that check none is lost). */
     public Simulation onAcknowledged(BiConsumer<String, List<AvlRecord>> listener) {
         this.ackListener = listener;
+        return this;
+    }
+
+    /** Puts a handler from {@code tap} first in every TCP session's pipeline (tests: see the raw bytes). */
+    public Simulation tapConnections(Supplier<? extends ChannelHandler> tap) {
+        this.tap = tap;
         return this;
     }
 
@@ -87,6 +96,13 @@ public final class Simulation {
         Warmup warmup = null;
         try {
             List<SimulatedDevice> devices = DeviceFleet.create(options, group, stats);
+            if (tap != null) {
+                for (SimulatedDevice d : devices) {
+                    if (d instanceof TcpDevice tcp) {
+                        tcp.tappedBy(tap);
+                    }
+                }
+            }
             if (!servers.isEmpty()) {
                 for (int i = 0; i < devices.size(); i++) {
                     if (devices.get(i) instanceof TcpDevice tcp) {

@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.simulator.device;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.avl.IoElement;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
 import org.fleetpipe.teltonika.codec.frame.TcpFrameReader;
+import org.fleetpipe.teltonika.codec.frame.TcpFrameWriter;
 import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketEncoder;
@@ -74,6 +76,45 @@ class RecordGeneratorTest {
                     .isEqualTo(EncodedSize.udpHeader(imei) + EncodedSize.body(codec, packet.records()));
         } finally {
             datagram.release();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = CodecId.class, names = {"CODEC_8", "CODEC_8E", "CODEC_16"})
+    void next_intoABacklog_thenItsFramesAreWhatTheCodecsEncoderWritesForFreshRecords(CodecId codec) {
+        // As TcpDevice frames a packet: the records' bytes as generated, between header and CRC.
+        RecordGenerator generator = generator(codec);
+        RecordBacklog backlog = new RecordBacklog(100);
+        TcpFrameReader framer = new TcpFrameReader(DecodeLimits.DEFAULTS);
+        AvlPacketDecoder decoder = new AvlPacketDecoder(DecodeLimits.DEFAULTS);
+        long previous = 0;
+        for (int i = 0; i < 60; i++) {
+            clock.addAndGet(i % 2 == 0 ? 1000 : 0);
+            assertThat(generator.next(10, SECOND, backlog)).isEqualTo(10);
+            assertThat(backlog.take(10, Integer.MAX_VALUE)).isEqualTo(10);
+            ByteBuf frame = Unpooled.buffer();
+            int start = TcpFrameWriter.begin(frame);
+            backlog.writeInFlightBody(frame, codec);
+            TcpFrameWriter.end(frame, start);
+            assertThat(frame.readableBytes()).isEqualTo(backlog.inFlightBodyBytes() + EncodedSize.TCP_FRAME_OVERHEAD);
+            ByteBuf canonical = Unpooled.buffer();
+            DataFrame read = (DataFrame) framer.tryRead(frame.duplicate());   // checks the CRC
+            try {
+                AvlPacket packet = decoder.decode(read.body());
+                assertThat(packet.codec()).isEqualTo(codec);
+                assertThat(packet.records()).hasSize(10);
+                for (AvlRecord r : packet.records()) {
+                    assertThat(r.timestamp()).as("every record a new one").isGreaterThan(previous);
+                    previous = r.timestamp();
+                }
+                AvlPacketEncoder.writeTcpFrame(canonical, packet);
+                assertThat(ByteBufUtil.equals(frame, canonical)).as("same bytes as the codec's encoder").isTrue();
+            } finally {
+                read.release();
+                frame.release();
+                canonical.release();
+            }
+            backlog.acknowledge();
         }
     }
 

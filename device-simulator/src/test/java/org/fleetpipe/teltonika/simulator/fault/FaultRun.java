@@ -34,6 +34,12 @@ final class FaultRun {
 
     /** Starts {@code devices} devices sending 5 records every 200 ms for {@code seconds}. */
     static FaultRun start(List<InetSocketAddress> replicas, int devices, int seconds) throws Exception {
+        return start(replicas, devices, seconds, null);
+    }
+
+    /** As above, every session tapped by {@code wire} (null: none). */
+    static FaultRun start(List<InetSocketAddress> replicas, int devices, int seconds, WireRecorder wire)
+            throws Exception {
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         Simulation simulation = new Simulation(OptionsParser.parse("--host", "127.0.0.1", "--port",
                 Integer.toString(replicas.get(0).getPort()), "--devices", Integer.toString(devices), "--interval",
@@ -41,6 +47,7 @@ final class FaultRun {
                 "--ack-timeout", "3s", "--backoff-min", "100ms", "--backoff-max", "1s", "--drain", "30s"),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
                 .behindBalancer(replicas)
+                .tapConnections(wire == null ? null : wire::tap)
                 .onAcknowledged((imei, records) -> records.forEach(r -> acknowledged.add(imei + ":" + r.timestamp())));
         return new FaultRun(acknowledged, CompletableFuture.supplyAsync(() -> {
             try {
