@@ -21,6 +21,7 @@
 #        BUSY_CORE=1  another process busy on one core for the whole run, started after the
 #                     quiet wait: a server that shares its host (the norm in Kubernetes)
 #        TELEMETRY_WRITE_PATH=script  the server with every packet through the script (A/B)
+#        D_FRACTION=0.25  (d) at another share of (b) than half (diagnostics: is the tail the load?)
 #        E2E_OUT=dir  keep logs there (default: a temporary directory, printed at the end)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -130,12 +131,14 @@ echo "server       pid $server_pid, tcp $host:$tcp_port, redis $host:$redis_port
 sim() {
   java -jar "$sim_jar" --host "$host" --port "$tcp_port" "$@"
 }
-# CPU ticks per thread of a process: "ticks name" lines (utime + stime from /proc).
+# CPU ticks per thread of a process: "tid user system name" lines (utime, stime from /proc).
 thread_ticks() {
   local t
   for t in /proc/"$1"/task/*; do
-    awk -v tid="${t##*/}" '{sub(/^[^)]*\) /, ""); print tid, $12 + $13}' "$t/stat" 2>/dev/null \
-      | while read -r tid ticks; do printf '%s %s %s\n' "$tid" "$ticks" "$(tr ' ' '_' < "$t/comm")"; done
+    awk -v tid="${t##*/}" '{sub(/^[^)]*\) /, ""); print tid, $12, $13}' "$t/stat" 2>/dev/null \
+      | while read -r tid user system; do
+          printf '%s %s %s %s\n' "$tid" "$user" "$system" "$(tr ' ' '_' < "$t/comm")"
+        done
   done
 }
 
@@ -183,22 +186,28 @@ python3 - "$out/threads-before.txt" "$out/threads-after.txt" "$cpu_seconds" "$re
   "$(getconf CLK_TCK)" "$(cat "$out/simulator-cpu.txt")" "$whole_rate" <<'PY'
 import collections, sys
 def load(p):
-    return {l.split()[0]: (int(l.split()[1]), l.split()[2]) for l in open(p) if l.strip()}
+    return {l.split()[0]: (int(l.split()[1]), int(l.split()[2]), l.split()[3]) for l in open(p) if l.strip()}
 before, after = load(sys.argv[1]), load(sys.argv[2])
 secs, hz = float(sys.argv[3]), int(sys.argv[6])
 rows = []
-for tid, (ticks, name) in after.items():
-    rows.append((ticks - before.get(tid, (0, name))[0], name))
-total = sum(t for t, _ in rows)
+for tid, (user, system, name) in after.items():
+    u0, s0, _ = before.get(tid, (0, 0, name))
+    rows.append((user - u0 + system - s0, system - s0, name))
+total = sum(t for t, _, _ in rows)
+pct = lambda ticks: 100.0 * ticks / hz / secs
 print(f"    CPU during the run ({secs:.1f} s; 100 % = one core):")
-print(f"      server total {100.0 * total / hz / secs:5.1f} %; busiest threads:",
-      ", ".join(f"{n} {100.0 * t / hz / secs:.0f} %" for t, n in sorted(rows, reverse=True)[:5]))
+print(f"      server total {pct(total):5.1f} % (kernel {pct(sum(s for _, s, _ in rows)):.1f} %); busiest threads:",
+      ", ".join(f"{n} {pct(t):.0f} % (kernel {pct(s):.0f})" for t, s, n in sorted(rows, reverse=True)[:5]))
+loops = [(t, s) for t, s, n in rows if n.startswith("io-")]
+print(f"      device event loops (io-*) {pct(sum(t for t, _ in loops)):.1f} %, of it kernel {pct(sum(s for _, s in loops)):.1f} %;"
+      f" JIT compilers {pct(sum(t for t, _, n in rows if 'Compiler' in n)):.1f} %; GC {pct(sum(t for t, _, n in rows if n.startswith(('GC', 'G1')))):.1f} %")
 redis = int(sys.argv[5]) - int(sys.argv[4])
 print(f"      redis-server {100.0 * redis / hz / secs:5.1f} %")
 sim = sum(float(x) for x in sys.argv[7].split())
 print(f"      simulator    {100.0 * sim / secs:5.1f} %  (its JVM start included)")
 rate = float(sys.argv[8])
-print(f"      CPU per acknowledged record: server {1e6 * total / hz / secs / rate:.1f} us, "
+print(f"      CPU per acknowledged record: server {1e6 * total / hz / secs / rate:.1f} us "
+      f"(device event loops {1e6 * sum(t for t, _ in loops) / hz / secs / rate:.2f} us), "
       f"redis {1e6 * redis / hz / secs / rate:.1f} us, simulator {1e6 * sim / secs / rate:.1f} us")
 PY
 python3 -c "
@@ -221,11 +230,11 @@ PY
 # ---------------------------------------------------------------- (d) half load, open loop
 interval_ms=500
 read -r devices offered < <(python3 -c "
-rate = $load_rate / 2
+rate = $load_rate * ${D_FRACTION:-0.5}
 d = max(1, round(rate * $interval_ms / 1000 / $records))
 print(d, d * $records * 1000 / $interval_ms)")
 echo
-echo "(d) open loop at ~50 % of (b): $devices devices x $records records every ${interval_ms}ms = $offered records/s offered, $half_duration"
+echo "(d) open loop at ~$(python3 -c "print(round(100 * ${D_FRACTION:-0.5}))") % of (b): $devices devices x $records records every ${interval_ms}ms = $offered records/s offered, $half_duration"
 echo "    (devices log in over $half_spread; the steady line and the target leave out the first ${half_warmup} s)"
 echo "  load: $(cut -d' ' -f1-3 /proc/loadavg) (includes this run's own step (b))"
 jfr_start half "${half_warmup}s"   # the warm-up: logins and the first packets

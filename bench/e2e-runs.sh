@@ -12,7 +12,7 @@ runs=${1:-5}
 shift || true
 (( runs >= 1 && runs <= 20 )) || { echo "e2e-runs: runs must be 1..20, got $runs" >&2; exit 2; }
 base=${E2E_RUNS_OUT:-$(mktemp -d /tmp/e2e-runs.XXXXXX)}
-echo "| run (UTC) | (a) XADD/s | (b) steady records/s | (c) | CPU per record: server / Redis / simulator | server alloc per record | (d) offered | (d) ACK p99 after 10 s | (d) worst 5 s interval p99 |"
+echo "| run (UTC) | (a) XADD/s | (b) steady records/s | (c) | CPU per record: server (its device event loops) / Redis / simulator | server alloc per record | (d) offered | (d) ACK p99 after 10 s | (d) worst 5 s interval p99 |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for ((i = 1; i <= runs; i++)); do
   out="$base/run-$i"
@@ -31,12 +31,13 @@ def find(pattern, default="?"):
 (xadd,) = find(r"XADD\s+(\d+) entries/s")
 (steady,) = find(r"steady\s+after the first 5s: ([\d.]+) records/s")
 (ratio,) = find(r"^\(c\) ratio .*?= ([\d.]+)")
-server, redis, sim = find(r"CPU per acknowledged record: server ([\d.]+) us, redis ([\d.]+) us, simulator ([\d.]+) us")
+server, loops, redis, sim = find(r"CPU per acknowledged record: server ([\d.]+) us \(device event loops ([\d.]+) us\), "
+                                r"redis ([\d.]+) us, simulator ([\d.]+) us")
 (alloc,) = find(r"allocation per stored record: ([\d,]+) B")
 (offered,) = find(r"= ([\d.]+) records/s offered")
 p99, worst = find(r"simulator: ACK p99 ([\d.]+) ms after the first \d+ s .*?worst 5 s interval p99 ([\d.]+) ms")
 num = lambda v: f"{float(v):,.0f}" if v != "?" else v
-print(f"| {when} | {num(xadd)} | {num(steady)} | **{ratio}** | {server} / {redis} / {sim} us | {alloc} B | {num(offered)}/s | **{p99} ms** | {worst} ms |")
+print(f"| {when} | {num(xadd)} | {num(steady)} | **{ratio}** | {server} ({loops}) / {redis} / {sim} us | {alloc} B | {num(offered)}/s | **{p99} ms** | {worst} ms |")
 PY
 done
 echo "logs: $base"
