@@ -110,6 +110,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         if (loop != null && !batch.pipeOpened && lanes != null) {
             batch.pipeOpened = true;
             batch.pipe = lanes.open(loop);
+            batch.loop = loop;
         }
         Pending pending;
         try {
@@ -201,6 +202,9 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         private boolean flushQueued;
         private boolean pipeOpened;
         private TransactionPipe pipe;
+        private EventExecutor loop;
+        /** Inside the pipe's send, whose outcome may come at once (a pipe that just dropped). */
+        private boolean sending;
 
         Batch(int bytes) {
             script = new RespArguments(bytes);
@@ -345,14 +349,15 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
 
         /** Sends what the round gathered: the script call, then the block. */
         void send() {
+            // Zeroed first: a packet written from inside a completion below counts towards the next call.
+            packets = 0;
+            records = 0;
             if (!scripted.isEmpty()) {
                 sendScript();
             }
             if (!blocked.isEmpty()) {
                 sendBlock();
             }
-            packets = 0;
-            records = 0;
         }
 
         private void sendScript() {
@@ -398,21 +403,37 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             blocked = new ArrayList<>();
             int count = blockCommands;
             blockCommands = 0;
+            sending = true;
             try {
                 pipe.send(block, count, error -> {
-                    if (error == null) {
-                        blockPackets.add(items.size());
-                    }
-                    for (Pending p : items) {
-                        if (error == null) {
-                            p.complete(p.count);
-                        } else {
-                            p.completeExceptionally(new IllegalStateException("telemetry block failed: " + error));
+                    if (sending) {
+                        // Told at once, from inside send: completing now could run a device's next
+                        // packet (its ACK, then its next frame) into this block before it is emptied.
+                        try {
+                            loop.execute(() -> completeBlock(items, error));
+                        } catch (RejectedExecutionException stopping) {
+                            completeBlock(items, error);
                         }
+                    } else {
+                        completeBlock(items, error);
                     }
                 });
             } finally {
+                sending = false;
                 block.reset();
+            }
+        }
+
+        private void completeBlock(List<Pending> items, String error) {
+            if (error == null) {
+                blockPackets.add(items.size());
+            }
+            for (Pending p : items) {
+                if (error == null) {
+                    p.complete(p.count);
+                } else {
+                    p.completeExceptionally(new IllegalStateException("telemetry block failed: " + error));
+                }
             }
         }
     }
