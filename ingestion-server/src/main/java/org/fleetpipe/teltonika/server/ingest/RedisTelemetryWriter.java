@@ -186,6 +186,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
      */
     private final class Batch {
         private final AvlRecordCursor cursor = new AvlRecordCursor();
+        private final TelemetryEntryMapper.PacketValues packetValues = new TelemetryEntryMapper.PacketValues();
         private final long[] ids = new long[256];
         private final boolean[] repeat = new boolean[256];
         /** The script's arguments after its fixed ones, packet by packet (layout in append-packets.lua). */
@@ -284,13 +285,15 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             RespArguments out = block;
             CodecId codec = packet.codec();
             DeviceBulks device = connection.bulks(imei, keys);
+            TelemetryEntryMapper.PacketValues values = mapper.packetValues(packetValues, codec, device.imeiBulk(),
+                    receivedAtMillis);
             int arguments = 3 + TelemetryEntryMapper.entryArguments(codec);
             int commands = 0;
             AvlRecordCursor r = cursor.reset(packet);
             for (int i = 0; r.next(); i++) {
                 if (!repeat[i]) {
-                    mapper.appendEntry(codec, device.imeiBulk(), receivedAtMillis, r,
-                            out.command(arguments).encoded(XADD).encoded(streamKey).encoded(AUTO_ID));
+                    mapper.appendEntry(values, r, out.command(arguments).encoded(XADD).encoded(streamKey)
+                            .encoded(AUTO_ID));
                     commands++;
                 }
             }

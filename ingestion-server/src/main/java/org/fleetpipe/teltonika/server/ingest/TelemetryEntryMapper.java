@@ -86,16 +86,35 @@ public final class TelemetryEntryMapper {
 
     /** Appends the values of the cursor's record, in field order ('r' in the pattern); reads its IO to the last. */
     public void appendRecordValues(CodecId codec, AvlRecordCursor r, RespArguments out) {
-        appendRecord(codec, r, out, null, 0);
+        appendRecord(codec, r, out, null);
     }
 
     /**
      * Arguments of the cursor's record as one whole entry, name and value by turn in field order: what
      * an XADD takes after its id. Reads its IO to the last.
      */
-    public void appendEntry(CodecId codec, byte[] imeiBulk, long receivedAtMillis, AvlRecordCursor r,
-                            RespArguments out) {
-        appendRecord(codec, r, out, imeiBulk, receivedAtMillis);
+    public void appendEntry(PacketValues packet, AvlRecordCursor r, RespArguments out) {
+        appendRecord(packet.codec, r, out, packet);
+    }
+
+    /**
+     * Fills {@code into} with the values every entry of one packet shares, encoded once for the
+     * packet's {@link #appendEntry} calls: the holder is reused from packet to packet.
+     */
+    public PacketValues packetValues(PacketValues into, CodecId codec, byte[] imeiBulk, long receivedAtMillis) {
+        into.codec = codec;
+        into.imei = imeiBulk;
+        into.receivedAt.reset().number(receivedAtMillis);
+        into.instance = instanceBulk();
+        return into;
+    }
+
+    /** A packet's shared entry values as RESP bulk strings; one per event loop, refilled per packet. */
+    public static final class PacketValues {
+        private CodecId codec;
+        private byte[] imei;
+        private final RespArguments receivedAt = new RespArguments(32);
+        private byte[] instance;
     }
 
     /** Bulk strings per entry that {@link #appendEntry} writes. */
@@ -104,21 +123,20 @@ public final class TelemetryEntryMapper {
     }
 
     /**
-     * A record's values in field order; with {@code imeiBulk} (a whole entry), each after its name,
+     * A record's values in field order; with {@code packet} (a whole entry), each after its name,
      * and the packet's own values with them.
      */
-    private void appendRecord(CodecId codec, AvlRecordCursor r, RespArguments out, byte[] imeiBulk,
-                              long receivedAtMillis) {
-        boolean entry = imeiBulk != null;
+    private void appendRecord(CodecId codec, AvlRecordCursor r, RespArguments out, PacketValues packet) {
+        boolean entry = packet != null;
         byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
         int k = 0;
         if (entry) {
-            out.encoded(names[0]).encoded(imeiBulk).encoded(names[1]).encoded(ENCODED_LABELS[codec.ordinal()]);
+            out.encoded(names[0]).encoded(packet.imei).encoded(names[1]).encoded(ENCODED_LABELS[codec.ordinal()]);
         }
         k += 2;
         name(out, names, k++, entry).number(r.timestamp());
         if (entry) {
-            out.encoded(names[k]).number(receivedAtMillis);
+            out.encoded(names[k]).append(packet.receivedAt);
         }
         k++;
         name(out, names, k++, entry).number(r.priority());
@@ -134,7 +152,7 @@ public final class TelemetryEntryMapper {
         }
         putIoJson(name(out, names, k++, entry).open(), r).close();
         if (entry) {
-            out.encoded(names[k]).encoded(instanceBulk()).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
+            out.encoded(names[k]).encoded(packet.instance).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
         }
     }
 
