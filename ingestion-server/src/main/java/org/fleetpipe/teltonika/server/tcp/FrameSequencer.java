@@ -13,10 +13,12 @@ import org.fleetpipe.teltonika.server.session.Disconnector;
 
 /**
  * Hands frames on one at a time: the next one only after the handler of the previous one called
- * {@link #frameDone(Channel)} (after the login answer, after a packet's ACK). While a frame is
- * being handled the channel stops reading, which is the back-pressure: a slow Redis slows the
- * devices' sockets instead of filling our memory. Frames that arrived in the same read wait in a
- * small bounded queue.
+ * {@link #frameDone(Channel)} (after the login answer, after a packet's ACK). As soon as a frame
+ * has to wait behind another, the channel stops reading until the queue is empty again, which is
+ * the back-pressure: a slow Redis slows the devices' sockets instead of filling our memory. Frames
+ * that arrived in the same read wait in a small bounded queue. A device that waits for each answer
+ * before it sends again, as devices do, never has a frame wait, so its channel keeps reading and
+ * costs no pair of {@code epoll_ctl} calls per packet; it has nothing more to send meanwhile.
  */
 final class FrameSequencer extends ChannelInboundHandlerAdapter {
 
@@ -29,6 +31,8 @@ final class FrameSequencer extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Object> queue = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private boolean busy;
+    /** Reading was turned off here because a frame waits; turned on again when none does. */
+    private boolean paused;
 
     FrameSequencer(int maxQueued, IngestionMetrics metrics) {
         this.maxQueued = maxQueued;
@@ -68,11 +72,14 @@ final class FrameSequencer extends ChannelInboundHandlerAdapter {
             return;
         }
         queue.add(msg);
+        if (!paused) {
+            paused = true;
+            ctx.channel().config().setAutoRead(false);
+        }
     }
 
     private void dispatch(Object msg) {
         busy = true;
-        ctx.channel().config().setAutoRead(false);
         ctx.fireChannelRead(msg);
     }
 
@@ -85,7 +92,8 @@ final class FrameSequencer extends ChannelInboundHandlerAdapter {
             dispatch(msg);
         } else {
             busy = false;
-            if (!ctx.channel().hasAttr(DRAINING)) {
+            if (paused && !ctx.channel().hasAttr(DRAINING)) {
+                paused = false;
                 ctx.channel().config().setAutoRead(true);
             }
         }

@@ -177,6 +177,28 @@ class TelemetryBlockIT {
     }
 
     @Test
+    void roundsEndingWhileABlockIsUnanswered_goInOneBlockOnceItIsAnswered() throws Exception {
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(14);
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        // Redis holds every client's commands for a while: the next block stays unanswered meanwhile.
+        commands.clientPause(3_000);
+
+        List<CompletableFuture<Integer>> acks = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            // Each write its own loop task: its own round, whose end would send a block of its own.
+            acks.add(writeAsync(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX));
+        }
+
+        for (CompletableFuture<Integer> ack : acks) {
+            assertThat(ack.get(20, TimeUnit.SECONDS)).isEqualTo(10);
+        }
+        assertThat(calls("exec")).as("the first round's block, then the other four rounds' together").isEqualTo(2);
+        assertThat(commands.xlen("telemetry")).isEqualTo(70);
+    }
+
+    @Test
     void writesFromALoopOfAnotherGroup_openNoConnectionThere_andTakeTheScript() throws Exception {
         MultiThreadIoEventLoopGroup other = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
