@@ -79,6 +79,7 @@ import org.fleetpipe.teltonika.server.metrics.StreamMetrics;
 import org.fleetpipe.teltonika.server.stream.StreamHealth;
 import org.fleetpipe.teltonika.server.stream.StreamRetention;
 import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
+import org.fleetpipe.teltonika.server.tcp.AcceptRateLimit;
 import org.fleetpipe.teltonika.server.tcp.PipelineServices;
 import org.fleetpipe.teltonika.server.tcp.TcpChannelInitializer;
 import org.fleetpipe.teltonika.server.tcp.TcpServer;
@@ -289,13 +290,16 @@ public final class IngestionServer implements AutoCloseable {
         }
         MetricsBootstrap.eventLoops(registry, workers);
         TcpChannelInitializer plain = new TcpChannelInitializer(services);
-        tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain);
+        int acceptsPerSecond = settings.hostile().maxAcceptsPerSecond();
+        AcceptRateLimit acceptLimit = acceptsPerSecond > 0 ? new AcceptRateLimit(acceptsPerSecond, metrics::acceptPaused)
+                : null;
+        tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain, acceptLimit);
         if (settings.tls().enabled()) {
             tlsContext = new ReloadingSslContext(Path.of(settings.tls().certFile()), Path.of(settings.tls().keyFile()),
                     settings.tls().reloadCheck());
             // The same caps across both ports: a device address counts once whichever it uses.
             tlsAddress = tlsTcp.bind(boss, workers, settings.bindAddress(), settings.tls().port(),
-                    plain.withTls(tlsContext, settings.tls().handshakeTimeout().toMillis()));
+                    plain.withTls(tlsContext, settings.tls().handshakeTimeout().toMillis()), acceptLimit);
         }
         if (settings.udpPort() > 0) {
             udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),

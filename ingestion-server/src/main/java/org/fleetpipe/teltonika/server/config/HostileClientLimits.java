@@ -19,6 +19,8 @@ import java.time.Duration;
  * @param maxDeviceMessagesPerMinute        unsolicited Codec 12/13/14 messages stored per connection
  *                                          and minute
  * @param maxDeviceMessageTextBytes         characters of a device message's text that are stored
+ * @param maxAcceptsPerSecond               connections accepted per second by this instance, all
+ *                                          device listeners together; 0 = no cap
  */
 public record HostileClientLimits(
         int maxPreLoginConnections,
@@ -30,5 +32,6 @@ public record HostileClientLimits(
         int deadLetterUnauthenticatedBytes,
         int redisRequestQueueSize,
         int maxDeviceMessagesPerMinute,
-        int maxDeviceMessageTextBytes) {
+        int maxDeviceMessageTextBytes,
+        int maxAcceptsPerSecond) {
 }

@@ -211,7 +211,16 @@ public final class SettingsLoader {
                 intIn(c, "dead-letters.max-unauthenticated-frame-bytes", 16, 16 * 1024 * 1024),
                 intIn(c, "redis.request-queue-size", 100, Integer.MAX_VALUE),
                 intIn(c, "limits.max-device-messages-per-minute", 1, 1_000_000),
-                intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024));
+                intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024),
+                acceptsPerSecond(c));
+    }
+
+    private static int acceptsPerSecond(Config c) {
+        int perSecond = intIn(c, "limits.max-accepts-per-second", 0, 10_000_000);
+        if (perSecond > 0 && perSecond < 10) {
+            throw refuse(c, "limits.max-accepts-per-second", "must be 0 (no cap) or at least 10, got " + perSecond);
+        }
+        return perSecond;
     }
 
     private static String redisUrl(Config c, String url) {

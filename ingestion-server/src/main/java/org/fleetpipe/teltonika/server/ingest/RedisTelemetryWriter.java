@@ -35,8 +35,9 @@ import org.fleetpipe.teltonika.registry.TransactionPipe;
  * the identities added to the recent set with its TTL (and its rename when the connection's count
  * says it is full), and the device info refresh when due. Redis spends about 40 % less per record
  * on those than on the script's own XADDs, and the block is as atomic as the script: all of it or,
- * if the connection drops before EXEC, none. Without lanes (or while the loop's is not connected)
- * every packet takes the script.
+ * if the connection drops before EXEC, none. A round's block waits while the loop's previous one
+ * is unanswered ({@link #MAX_BLOCKS_IN_FLIGHT}). Without lanes (or while the loop's is not
+ * connected) every packet takes the script.
  *
  * <p>A packet is read in place, from the bytes the caller lends for the call only, and encoded into
  * its call's arguments at once: no object per record exists on this path.

@@ -34,6 +34,7 @@ public final class IngestionMetrics {
     private final Map<String, Counter> purged = new ConcurrentHashMap<>();
     private final Map<String, Counter> deadLettersDropped = new ConcurrentHashMap<>();
     private final Counter pings;
+    private final Counter acceptPauses;
     private final Counter replicaShortfalls;
     private final Timer ackLatency;
 
@@ -57,6 +58,9 @@ public final class IngestionMetrics {
             }
         }
         pings = Counter.builder("teltonika.pings.received").register(registry);
+        acceptPauses = Counter.builder("teltonika.accept.pauses")
+                .description("times a device listener stopped accepting until the next tenth of a second "
+                        + "(MAX_ACCEPTS_PER_SECOND)").register(registry);
         replicaShortfalls = Counter.builder("teltonika.ack.replica.shortfalls")
                 .description("WAITs that confirmed fewer replicas than ACK_REPLICAS").register(registry);
         // Series exist from the start (at 0), so rates and alerts see no gaps before the first event.
@@ -115,6 +119,11 @@ public final class IngestionMetrics {
     public void connectionClosed(DisconnectReason reason) {
         activeConnections.decrementAndGet();
         closed.get(reason).increment();
+    }
+
+    /** A device listener stopped accepting for the rest of a tenth of a second (MAX_ACCEPTS_PER_SECOND). */
+    public void acceptPaused() {
+        acceptPauses.increment();
     }
 
     public int activeConnections() {

@@ -18,8 +18,10 @@ public final class TcpServer {
     private final ChannelGroup devices = new DefaultChannelGroup("devices", GlobalEventExecutor.INSTANCE);
     private Channel listener;
 
+    /** {@code acceptLimit}: an {@link AcceptRateLimit} (shared by the listeners it caps together), or null. */
     public InetSocketAddress bind(EventLoopGroup boss, EventLoopGroup workers, String host, int port,
-                                  TcpChannelInitializer initializer) throws InterruptedException {
+                                  TcpChannelInitializer initializer, AcceptRateLimit acceptLimit)
+            throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(Transports.serverChannel())
@@ -35,6 +37,9 @@ public final class TcpServer {
                         ch.pipeline().addLast(initializer);
                     }
                 });
+        if (acceptLimit != null) {
+            bootstrap.handler(acceptLimit);
+        }
         listener = bootstrap.bind(host, port).sync().channel();
         return (InetSocketAddress) listener.localAddress();
     }

@@ -182,6 +182,7 @@ class SettingsLoaderTest {
             "limits.max-frame-bytes | 999999999",
             "limits.max-records-per-packet | 256",
             "limits.max-queued-frames | 0",
+            "limits.max-accepts-per-second | 5",
             "limits.max-udp-in-flight | -4",
             "telemetry.stream-max-len | -1",
             "dead-letters.max-entries | 0",
