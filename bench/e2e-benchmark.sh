@@ -252,6 +252,15 @@ pids+=("$half_pid")
 sleep "$half_warmup"
 buckets "$out/buckets-10.txt"
 overflows_10=$(overflows)
+half_server_10=$(bench_process_ticks "$server_pid") half_redis_10=$(bench_process_ticks "$redis_pid")
+half_sim_pid=$(pgrep -P "$half_pid" java || echo "$half_pid")
+half_sim_10=$([[ -n $half_sim_pid ]] && bench_process_ticks "$half_sim_pid" || echo 0)
+half_10=$(date +%s.%N)
+# Read just before the simulator's own end (its duration less a second), while it still runs.
+sleep $(( ${half_duration%s} - half_warmup - 1 ))
+half_server_end=$(bench_process_ticks "$server_pid") half_redis_end=$(bench_process_ticks "$redis_pid")
+half_sim_end=$([[ -n $half_sim_pid ]] && bench_process_ticks "$half_sim_pid" 2>/dev/null || echo 0)
+half_end=$(date +%s.%N)
 wait "$half_pid" || { echo "simulator failed:"; tail -15 "$out/half.log"; exit 1; }
 buckets "$out/buckets-end.txt"
 sed -n -e 's/^/    /' -e '/^    \(\[\|packets\|records\|resends\|ack latency\|throughput\|steady\|result\)/p' "$out/half.log"
@@ -270,6 +279,15 @@ worst = f"; its worst 5 s interval p99 {max(intervals):.2f} ms" if intervals els
 verdict = "met" if steady < 10 and (not intervals or max(intervals) < 20) else "MISSED"
 print(f"    simulator: ACK p99 {steady:.2f} ms after the first {warmup:.0f} s (target < 10 ms, worst 5 s < 20 ms: {verdict}){worst};"
       f" {whole:.2f} ms over the whole run, logins included")
+PY
+python3 - "$half_10" "$half_end" "$(getconf CLK_TCK)" "$offered" \
+  "$half_server_10" "$half_server_end" "$half_redis_10" "$half_redis_end" "$half_sim_10" "$half_sim_end" "$(nproc)" <<'PY'
+import sys
+secs, hz, rate = float(sys.argv[2]) - float(sys.argv[1]), int(sys.argv[3]), float(sys.argv[4])
+server, redis, sim = ((int(sys.argv[i + 1]) - int(sys.argv[i])) / hz / secs for i in (5, 7, 9))
+print(f"    CPU after the warm-up: server {100 * server:.0f} %, redis {100 * redis:.0f} %, simulator {100 * sim:.0f} % "
+      f"of a core (together {100 * (server + redis + sim):.0f} % of the machine's {100 * int(sys.argv[11])} %); per offered record: server {1e6 * server / rate:.1f} us, redis {1e6 * redis / rate:.1f} us, "
+      f"simulator {1e6 * sim / rate:.1f} us (bench/ack-floor.sh: the transport's own floor)")
 PY
 echo "    listen queue overflows (TcpExtListenOverflows, whole machine): $((overflows_10 - overflows_0)) in the first ${half_warmup} s, $(( $(overflows) - overflows_10 )) after"
 python3 - "$out"/buckets-{0,10,end}.txt "$half_warmup" <<'PY'

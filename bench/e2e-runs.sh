@@ -12,13 +12,13 @@ runs=${1:-5}
 shift || true
 (( runs >= 1 && runs <= 20 )) || { echo "e2e-runs: runs must be 1..20, got $runs" >&2; exit 2; }
 base=${E2E_RUNS_OUT:-$(mktemp -d /tmp/e2e-runs.XXXXXX)}
-echo "| run (UTC) | (a) XADD/s | (b) steady records/s | (c) | CPU per record: server (its device event loops) / Redis / simulator | server alloc per record | (d) offered | (d) ACK p99 after 10 s | (d) worst 5 s interval p99 |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| run (UTC) | (a) XADD/s | (b) steady records/s | (c) | CPU per record: server (its device event loops) / Redis / simulator | server alloc per record | (d) offered | (d) ACK p99 after 10 s | (d) worst 5 s interval p99 | (d) machine CPU; per record server / Redis / simulator |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for ((i = 1; i <= runs; i++)); do
   out="$base/run-$i"
   mkdir -p "$out"
   if ! E2E_OUT="$out" bash bench/e2e-benchmark.sh "$@" > "$out/e2e.log" 2>&1; then
-    echo "| run $i failed: see $out/e2e.log | | | | | | | | |"
+    echo "| run $i failed: see $out/e2e.log | | | | | | | | | |"
     continue
   fi
   python3 - "$out/e2e.log" <<'PY'
@@ -36,8 +36,10 @@ server, loops, redis, sim = find(r"CPU per acknowledged record: server ([\d.]+) 
 (alloc,) = find(r"allocation per stored record: ([\d,]+) B")
 (offered,) = find(r"= ([\d.]+) records/s offered")
 p99, worst = find(r"simulator: ACK p99 ([\d.]+) ms after the first \d+ s .*?worst 5 s interval p99 ([\d.]+) ms")
+machine, d_server, d_redis, d_sim = find(r"together (\d+) % of the machine's \d+ %\); per offered record: server ([\d.]+) us, "
+                                        r"redis ([\d.]+) us, simulator ([\d.]+) us")
 num = lambda v: f"{float(v):,.0f}" if v != "?" else v
-print(f"| {when} | {num(xadd)} | {num(steady)} | **{ratio}** | {server} ({loops}) / {redis} / {sim} us | {alloc} B | {num(offered)}/s | **{p99} ms** | {worst} ms |")
+print(f"| {when} | {num(xadd)} | {num(steady)} | **{ratio}** | {server} ({loops}) / {redis} / {sim} us | {alloc} B | {num(offered)}/s | **{p99} ms** | {worst} ms | {machine} %; {d_server} / {d_redis} / {d_sim} us |")
 PY
 done
 echo "logs: $base"
