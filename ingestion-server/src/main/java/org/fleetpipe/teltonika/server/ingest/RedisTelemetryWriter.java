@@ -50,9 +50,10 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     static final int MAX_BATCH_RECORDS = 256;
     /**
      * Blocks a loop's pipe may have unanswered before the next waits for an answer: the packets of
-     * the rounds meanwhile join one larger block instead of each round sending its own. At low load
-     * nothing waits; under load Redis reads, queues and answers fewer, larger blocks, spending less
-     * per record, which is what keeps its answers quick (a full block is sent at once regardless).
+     * the rounds meanwhile join one larger block instead of each round sending its own (a full block
+     * is sent at once regardless). At low load nothing waits; under load there are half as many
+     * blocks, each one system call and one wake-up fewer on both sides. Redis's own cost is per
+     * command, so this does not make its records cheaper (BENCHMARKS.md, ninth round).
      */
     static final int MAX_BLOCKS_IN_FLIGHT = 1;
     /** Per-packet flags of append-packets.lua: read the dedup sets first; refresh the device info hash. */
