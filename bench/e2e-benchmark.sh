@@ -8,7 +8,9 @@
 #      acknowledged records/s;
 #  (c) the ratio (b)/(a);
 #  (d) an open-loop run offering about half of (b), reporting the ACK latency percentiles after a
-#      10 s warm-up (the devices log in over its first 5 s) and over the whole run.
+#      10 s warm-up (the devices log in over its first 5 s) and over the whole run, and the CPU per
+#      offered record of the server, Redis and the simulator after the warm-up (bench/ack-floor.sh
+#      gives the floor the server's share cannot go under).
 # Needs redis-server and redis-benchmark on the PATH (Debian: apt-get install redis-server
 # redis-tools). Whole run about 100 s. Everything it starts is stopped on exit.
 #
