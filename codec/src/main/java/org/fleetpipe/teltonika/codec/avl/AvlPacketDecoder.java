@@ -64,9 +64,6 @@ public final class AvlPacketDecoder {
      */
     public AvlPacketView view(ByteBuf body, AvlScratch scratch) {
         int length = body.readableBytes();
-        if (length < 3) {
-            throw truncatedBody(length);
-        }
         byte[] bytes = scratch.array(length);
         body.getBytes(body.readerIndex(), bytes, 0, length);
         return view(bytes, 0, length);

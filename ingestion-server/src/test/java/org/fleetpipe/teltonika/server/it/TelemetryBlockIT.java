@@ -110,8 +110,7 @@ class TelemetryBlockIT {
     void packetResentOnTheSameConnectionAfterABlock_isAcknowledgedButStoredOnce() throws Exception {
         ResendGuard connection = ResendGuard.forConnection();
         RandomAvl random = new RandomAvl(8);
-        write(random.packet(CodecId.CODEC_8E, 10), TestImeis.WIKI, connection, RX);
-        write(random.packet(CodecId.CODEC_8E, 10), TestImeis.WIKI, connection, RX);
+        pastTheScriptPackets(connection, random, CodecId.CODEC_8E);
         AvlPacket third = random.packet(CodecId.CODEC_8E, 10);
         assertThat(write(third, TestImeis.WIKI, connection, RX)).isEqualTo(10);
         assertThat(calls("exec")).isEqualTo(1);
@@ -125,8 +124,7 @@ class TelemetryBlockIT {
     void recentSet_isRenamedOnceTheConnectionAddedTheCap_andTheOlderGenerationStillCounts() throws Exception {
         ResendGuard connection = ResendGuard.forConnection();
         RandomAvl random = new RandomAvl(9);
-        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
-        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        pastTheScriptPackets(connection, random, CodecId.CODEC_8);
         AvlPacket third = random.packet(CodecId.CODEC_8, 10);
         write(third, TestImeis.WIKI, connection, RX);
         write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
@@ -163,8 +161,7 @@ class TelemetryBlockIT {
     void blockThatFails_failsItsPackets_andNothingOfItIsAcknowledged() throws Exception {
         ResendGuard connection = ResendGuard.forConnection();
         RandomAvl random = new RandomAvl(11);
-        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
-        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        pastTheScriptPackets(connection, random, CodecId.CODEC_8);
         commands.del("telemetry");
         commands.set("telemetry", "not a stream");
 
@@ -180,8 +177,7 @@ class TelemetryBlockIT {
     void roundsEndingWhileABlockIsUnanswered_goInOneBlockOnceItIsAnswered() throws Exception {
         ResendGuard connection = ResendGuard.forConnection();
         RandomAvl random = new RandomAvl(14);
-        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
-        write(random.packet(CodecId.CODEC_8, 10), TestImeis.WIKI, connection, RX);
+        pastTheScriptPackets(connection, random, CodecId.CODEC_8);
         // Redis holds every client's commands for a while: the next block stays unanswered meanwhile.
         commands.clientPause(3_000);
 
@@ -251,6 +247,12 @@ class TelemetryBlockIT {
         }
         assertThat(commands.xrange("telemetry", Range.create("-", "+"))).map(m -> ExpectedEntries.comparable(m.getBody()))
                 .containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** The first two packets of a connection, which take the script: the next ones go in blocks. */
+    private void pastTheScriptPackets(ResendGuard connection, RandomAvl random, CodecId codec) throws Exception {
+        write(random.packet(codec, 10), TestImeis.WIKI, connection, RX);
+        write(random.packet(codec, 10), TestImeis.WIKI, connection, RX);
     }
 
     private int write(AvlPacket packet, String imei, ResendGuard connection, long receivedAt) throws Exception {

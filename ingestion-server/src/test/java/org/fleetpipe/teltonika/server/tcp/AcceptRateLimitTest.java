@@ -14,8 +14,7 @@ class AcceptRateLimitTest {
 
     @Test
     void accepts_whenATenthTookItsShare_thenTheListenerPausesUntilTheNextTenth() {
-        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(50, pauses::incrementAndGet));
-        listener.freezeTime();
+        EmbeddedChannel listener = frozenListener();
 
         for (int i = 0; i < 4; i++) {
             listener.writeInbound("connection " + i);
@@ -40,8 +39,7 @@ class AcceptRateLimitTest {
 
     @Test
     void accepts_spreadOverTime_neverPause() {
-        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(50, pauses::incrementAndGet));
-        listener.freezeTime();
+        EmbeddedChannel listener = frozenListener();
         for (int i = 0; i < 30; i++) {
             listener.writeInbound("connection " + i);
             listener.advanceTimeBy(25, TimeUnit.MILLISECONDS);
@@ -49,6 +47,13 @@ class AcceptRateLimitTest {
         assertThat(pauses).hasValue(0);
         assertThat(listener.config().isAutoRead()).isTrue();
         listener.finishAndReleaseAll();
+    }
+
+    /** A listener capped at 50 a second (5 a tenth), on a clock that moves only when told. */
+    private EmbeddedChannel frozenListener() {
+        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(50, pauses::incrementAndGet));
+        listener.freezeTime();
+        return listener;
     }
 
     @Test
