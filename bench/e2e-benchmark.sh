@@ -17,6 +17,7 @@
 # Usage: bench/e2e-benchmark.sh [connections=200] [records=10] [duration=20s]
 # Env:   JFR=1  record the server with JFR during (b) and (d) and print its hottest frames
 #        SERVER_JAVA_OPTS="..."  extra JVM options for the server (experiments)
+#        SIM_JAVA_OPTS="..."  extra JVM options for the simulator (e.g. a GC log: are its pauses in (d)'s tail?)
 #        DEDUP_WINDOW=0s  run the server with deduplication off (default: on, 1h, as in production)
 #        ACK_REPLICAS=1  start a replica of the Redis (port REDIS_PORT+1) before (a), so (a) measures
 #                        the primary with its replica attached, and run the server with ACK_REPLICAS=1
@@ -131,7 +132,8 @@ echo
 echo "server       pid $server_pid, tcp $host:$tcp_port, redis $host:$redis_port"
 
 sim() {
-  java -jar "$sim_jar" --host "$host" --port "$tcp_port" "$@"
+  # shellcheck disable=SC2086
+  java ${SIM_JAVA_OPTS:-} -jar "$sim_jar" --host "$host" --port "$tcp_port" "$@"
 }
 # CPU ticks per thread of a process: "tid user system name" lines (utime, stime from /proc).
 thread_ticks() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Codec JMH benchmarks (module benchmarks): AVL decode of Codec 8/8E/16 packets of 1, 10 and 50
 # records from a pooled direct and an unpooled heap buffer, and the TCP framing loop over 100
-# coalesced frames. Short settings for a 2-core machine; -prof gc for allocation per operation.
+# coalesced frames, and the server's encoding of a packet's records into XADD commands
+# (EntryEncodeBenchmark). Short settings for a 2-core machine; -prof gc for allocation per operation.
 # Usage: bench/jmh.sh [JMH options or benchmark regexp...]   e.g. bench/jmh.sh -p buffer=pooled Decode
 # Prints JMH's own table, then one summary per benchmark: records/s, MB/s, B allocated per record.
 set -euo pipefail

@@ -97,6 +97,38 @@ public final class RespArguments {
     }
 
     /**
+     * {@code unscaled / 10^scale} as a plain decimal: exact, never an exponent, no trailing zeros
+     * (BigDecimal's {@code stripTrailingZeros().toPlainString()}). Its length is known before it is
+     * written, so unlike {@link #open()} nothing is moved afterwards.
+     */
+    public RespArguments decimal(int unscaled, int scale) {
+        if (scale < 0 || scale > 9) {
+            throw new IllegalArgumentException("scale must be 0..9, got " + scale);
+        }
+        long magnitude = Math.abs((long) unscaled);
+        long unit = POWERS_OF_TEN[scale];
+        long whole = magnitude / unit;
+        long fraction = magnitude % unit;
+        int width = scale;
+        while (fraction != 0 && fraction % 10 == 0) {
+            fraction /= 10;
+            width--;
+        }
+        int size = (unscaled < 0 ? 1 : 0) + digits(whole) + (fraction != 0 ? 1 + width : 0);
+        header(size);
+        ensure(size + 2);
+        if (unscaled < 0) {
+            bytes[length++] = '-';
+        }
+        writeDigits(whole);
+        if (fraction != 0) {
+            bytes[length++] = '.';
+            putPadded(fraction, width);
+        }
+        return crlf();
+    }
+
+    /**
      * Starts a whole command of {@code arguments} bulk strings, the command's name first: a RESP
      * array header, not counted as an argument. For {@link TransactionPipe}, which sends such bytes as they are.
      */
@@ -306,7 +338,12 @@ public final class RespArguments {
     private void header(int size) {
         ensure(24);
         bytes[length++] = '$';
-        writeDigits(size);
+        if (size < 10) {
+            // Nearly every header of a telemetry entry: its values are short.
+            bytes[length++] = (byte) ('0' + size);
+        } else {
+            writeDigits(size);
+        }
         bytes[length++] = '\r';
         bytes[length++] = '\n';
     }
@@ -320,6 +357,16 @@ public final class RespArguments {
     }
 
     private void writeDigits(long value) {
+        if (value >= 0 && value < 100) {
+            // The common small value (priority, satellites, IO flags) without the general path's division loop.
+            if (value >= 10) {
+                bytes[length++] = DIGIT_PAIRS[2 * (int) value];
+                bytes[length++] = DIGIT_PAIRS[2 * (int) value + 1];
+            } else {
+                bytes[length++] = (byte) ('0' + value);
+            }
+            return;
+        }
         if (value == Long.MIN_VALUE) {
             byte[] text = Long.toString(value).getBytes(StandardCharsets.US_ASCII);
             System.arraycopy(text, 0, bytes, length, text.length);

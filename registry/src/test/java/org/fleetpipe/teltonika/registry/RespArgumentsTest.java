@@ -128,6 +128,25 @@ class RespArgumentsTest {
     }
 
     @Test
+    void decimal_whenAnyIntAndScale_thenBigDecimalsPlainTextWithoutTrailingZeros() {
+        Random random = new Random(11);
+        RespArguments args = new RespArguments(8);
+        java.util.List<String> expected = new java.util.ArrayList<>();
+        int[] edges = {0, 1, -1, 10, -10, 10_000_000, -10_000_000, 5_000_000, -5_000_000, 1_800_000_000,
+            -1_800_000_000, 123_456_789, Integer.MAX_VALUE, Integer.MIN_VALUE};
+        for (int scale = 0; scale <= 9; scale++) {
+            for (int i = 0; i < edges.length + 500; i++) {
+                int value = i < edges.length ? edges[i] : random.nextInt() >> random.nextInt(32);
+                args.decimal(value, scale);
+                expected.add(java.math.BigDecimal.valueOf(value, scale).stripTrailingZeros().toPlainString());
+            }
+        }
+
+        assertThat(args.strings()).isEqualTo(expected);
+        assertThatThrownBy(() -> args.decimal(1, 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void number_whenEveryPowerOfTenAndItsNeighbours_thenTheDecimalText() {
         RespArguments args = new RespArguments(16);
         java.util.List<String> expected = new java.util.ArrayList<>();

@@ -60,8 +60,6 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     static final int CHECK_DEDUP = 1;
     static final int REFRESH_INFO = 2;
 
-    private static final byte[] XADD = RespArguments.preEncoded("XADD");
-    private static final byte[] AUTO_ID = RespArguments.preEncoded("*");
     private static final byte[] SADD = RespArguments.preEncoded("SADD");
     private static final byte[] PEXPIRE = RespArguments.preEncoded("PEXPIRE");
     private static final byte[] RENAME = RespArguments.preEncoded("RENAME");
@@ -195,7 +193,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
      */
     private final class Batch {
         private final AvlRecordCursor cursor = new AvlRecordCursor();
-        private final TelemetryEntryMapper.PacketValues packetValues = new TelemetryEntryMapper.PacketValues();
+        private final TelemetryEntryMapper.PacketValues packetValues = new TelemetryEntryMapper.PacketValues(streamKey);
         private final long[] ids = new long[256];
         private final boolean[] repeat = new boolean[256];
         /** The script's arguments after its fixed ones, packet by packet (layout in append-packets.lua). */
@@ -296,13 +294,11 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             DeviceBulks device = connection.bulks(imei, keys);
             TelemetryEntryMapper.PacketValues values = mapper.packetValues(packetValues, codec, device.imeiBulk(),
                     receivedAtMillis);
-            int arguments = 3 + TelemetryEntryMapper.entryArguments(codec);
             int commands = 0;
             AvlRecordCursor r = cursor.reset(packet);
             for (int i = 0; r.next(); i++) {
                 if (!repeat[i]) {
-                    mapper.appendEntry(values, r, out.command(arguments).encoded(XADD).encoded(streamKey)
-                            .encoded(AUTO_ID));
+                    mapper.appendXadd(values, r, out);
                     commands++;
                 }
             }

@@ -8,9 +8,9 @@ import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
 import org.fleetpipe.teltonika.registry.RespArguments;
 
 /**
- * The stream entry fields of the contract, in the contract's order, written straight into the
- * script call's arguments: the field names and the values every record of a packet shares (device,
- * codec, receive time, instance, schema version) once per packet, the other values per record.
+ * The stream entry fields of the contract, in the contract's order, written straight into RESP: as
+ * the script call's arguments (the field names and the values every record of a packet shares, once
+ * per packet; the other values per record), or as whole XADD commands of a MULTI block.
  */
 public final class TelemetryEntryMapper {
 
@@ -20,6 +20,10 @@ public final class TelemetryEntryMapper {
      */
     public static final String SCHEMA_VERSION = "1";
     private static final byte[] ENCODED_SCHEMA_VERSION = RespArguments.preEncoded(SCHEMA_VERSION);
+    /** Coordinates come as degrees x 10^7 and are written as plain decimal degrees (the contract). */
+    private static final int DEGREES_SCALE = 7;
+    private static final byte[] XADD = RespArguments.preEncoded("XADD");
+    private static final byte[] AUTO_ID = RespArguments.preEncoded("*");
 
     private static final List<String> FIELDS = List.of("imei", "codec", "ts", "rx", "priority", "lat", "lon",
             "alt", "angle", "sat", "speed", "event", "io", "instance", "schema");
@@ -90,34 +94,50 @@ public final class TelemetryEntryMapper {
     }
 
     /**
-     * Arguments of the cursor's record as one whole entry, name and value by turn in field order: what
-     * an XADD takes after its id. Reads its IO to the last.
+     * The cursor's record as one whole {@code XADD <stream> * name value ...} command, names and values
+     * in field order (a MULTI block's command). Reads its IO to the last.
      */
-    public void appendEntry(PacketValues packet, AvlRecordCursor r, RespArguments out) {
+    public void appendXadd(PacketValues packet, AvlRecordCursor r, RespArguments out) {
         appendRecord(packet.codec, r, out, packet);
     }
 
     /**
      * Fills {@code into} with the values every entry of one packet shares, encoded once for the
-     * packet's {@link #appendEntry} calls: the holder is reused from packet to packet.
+     * packet's {@link #appendXadd} calls: the holder is reused from packet to packet.
      */
     public PacketValues packetValues(PacketValues into, CodecId codec, byte[] imeiBulk, long receivedAtMillis) {
+        byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
+        int last = names.length - 2;
         into.codec = codec;
-        into.imei = imeiBulk;
-        into.receivedAt.reset().number(receivedAtMillis);
-        into.instance = instanceBulk();
+        into.head.reset().command(3 + entryArguments(codec)).encoded(XADD).encoded(into.streamKey).encoded(AUTO_ID)
+                .encoded(names[0]).encoded(imeiBulk).encoded(names[1]).encoded(ENCODED_LABELS[codec.ordinal()]);
+        into.receivedAt.reset().encoded(names[3]).number(receivedAtMillis);
+        into.tail.reset().encoded(names[last]).encoded(instanceBulk()).encoded(names[last + 1])
+                .encoded(ENCODED_SCHEMA_VERSION);
         return into;
     }
 
-    /** A packet's shared entry values as RESP bulk strings; one per event loop, refilled per packet. */
+    /**
+     * A packet's shared parts of its entries' XADD commands, encoded once per packet and copied whole
+     * into each (one copy instead of a call per bulk string); one holder per event loop, refilled per packet.
+     */
     public static final class PacketValues {
+        private final byte[] streamKey;
         private CodecId codec;
-        private byte[] imei;
+        /** The command's header, name, stream, id, and the imei and codec fields. */
+        private final RespArguments head = new RespArguments(128);
+        /** The rx field. */
         private final RespArguments receivedAt = new RespArguments(32);
-        private byte[] instance;
+        /** The instance and schema fields. */
+        private final RespArguments tail = new RespArguments(128);
+
+        /** {@code streamKey}: the telemetry stream's name, {@link RespArguments#preEncoded}. */
+        public PacketValues(byte[] streamKey) {
+            this.streamKey = streamKey;
+        }
     }
 
-    /** Bulk strings per entry that {@link #appendEntry} writes. */
+    /** Bulk strings per entry (names and values) that {@link #appendXadd} writes after the stream and id. */
     public static int entryArguments(CodecId codec) {
         return 2 * fieldNames(codec).size();
     }
@@ -131,17 +151,17 @@ public final class TelemetryEntryMapper {
         byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
         int k = 0;
         if (entry) {
-            out.encoded(names[0]).encoded(packet.imei).encoded(names[1]).encoded(ENCODED_LABELS[codec.ordinal()]);
+            out.append(packet.head);
         }
         k += 2;
         name(out, names, k++, entry).number(r.timestamp());
         if (entry) {
-            out.encoded(names[k]).append(packet.receivedAt);
+            out.append(packet.receivedAt);
         }
         k++;
         name(out, names, k++, entry).number(r.priority());
-        putDegrees(name(out, names, k++, entry).open(), r.latitude()).close();
-        putDegrees(name(out, names, k++, entry).open(), r.longitude()).close();
+        name(out, names, k++, entry).decimal(r.latitude(), DEGREES_SCALE);
+        name(out, names, k++, entry).decimal(r.longitude(), DEGREES_SCALE);
         name(out, names, k++, entry).number(r.altitude());
         name(out, names, k++, entry).number(r.angle());
         name(out, names, k++, entry).number(r.satellites());
@@ -152,7 +172,7 @@ public final class TelemetryEntryMapper {
         }
         putIoJson(name(out, names, k++, entry).open(), r).close();
         if (entry) {
-            out.encoded(names[k]).encoded(packet.instance).encoded(names[k + 1]).encoded(ENCODED_SCHEMA_VERSION);
+            out.append(packet.tail);
         }
     }
 
@@ -170,31 +190,9 @@ public final class TelemetryEntryMapper {
         return cached.bulk();
     }
 
-    /**
-     * Degrees x 10^7 as a plain decimal: exact, never an exponent, no trailing zeros (what
-     * BigDecimal's stripTrailingZeros().toPlainString() gives, without a BigDecimal per coordinate).
-     */
-    static RespArguments putDegrees(RespArguments out, int raw) {
-        long magnitude = Math.abs((long) raw);
-        if (raw < 0) {
-            out.put('-');
-        }
-        out.putNumber(magnitude / 10_000_000L);
-        long fraction = magnitude % 10_000_000L;
-        if (fraction != 0) {
-            int width = 7;
-            while (fraction % 10 == 0) {
-                fraction /= 10;
-                width--;
-            }
-            out.put('.').putPadded(fraction, width);
-        }
-        return out;
-    }
-
-    /** The text {@link #putDegrees} writes (tests). */
+    /** The text written for a coordinate the device sent as {@code raw} (degrees x 10^7): for tests. */
     static String degrees(int raw) {
-        return putDegrees(new RespArguments(32).open(), raw).close().strings().get(0);
+        return new RespArguments(32).decimal(raw, DEGREES_SCALE).strings().get(0);
     }
 
     /**
