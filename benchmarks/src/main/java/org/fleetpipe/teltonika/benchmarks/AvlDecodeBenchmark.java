@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
@@ -58,14 +57,7 @@ public class AvlDecodeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        CodecId id = switch (codec) {
-            case "8" -> CodecId.CODEC_8;
-            case "8E" -> CodecId.CODEC_8E;
-            case "16" -> CodecId.CODEC_16;
-            default -> throw new IllegalArgumentException("codec " + codec);
-        };
-        // A fixed seed per codec: every run decodes the same packets.
-        AvlPacket packet = new RandomAvl(0x7E17_0000L + id.wire()).realistic().packet(id, records);
+        AvlPacket packet = BenchmarkPackets.realistic(BenchmarkPackets.codec(codec), records);
         byte[] bytes = RandomAvl.body(packet);
         bodyBytes = bytes.length;
         body = switch (buffer) {

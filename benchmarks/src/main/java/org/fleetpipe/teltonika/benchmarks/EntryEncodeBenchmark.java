@@ -3,7 +3,6 @@ package org.fleetpipe.teltonika.benchmarks;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
@@ -55,13 +54,7 @@ public class EntryEncodeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        CodecId id = switch (codec) {
-            case "8" -> CodecId.CODEC_8;
-            case "8E" -> CodecId.CODEC_8E;
-            case "16" -> CodecId.CODEC_16;
-            default -> throw new IllegalArgumentException("codec " + codec);
-        };
-        AvlPacket packet = new RandomAvl(0x7E17_0000L + id.wire()).realistic().packet(id, records);
+        AvlPacket packet = BenchmarkPackets.realistic(BenchmarkPackets.codec(codec), records);
         byte[] bytes = RandomAvl.body(packet);
         body = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length);
         body.writeBytes(bytes);
