@@ -338,12 +338,7 @@ public final class RespArguments {
     private void header(int size) {
         ensure(24);
         bytes[length++] = '$';
-        if (size < 10) {
-            // Nearly every header of a telemetry entry: its values are short.
-            bytes[length++] = (byte) ('0' + size);
-        } else {
-            writeDigits(size);
-        }
+        writeDigits(size);
         bytes[length++] = '\r';
         bytes[length++] = '\n';
     }
@@ -358,7 +353,7 @@ public final class RespArguments {
 
     private void writeDigits(long value) {
         if (value >= 0 && value < 100) {
-            // The common small value (priority, satellites, IO flags) without the general path's division loop.
+            // Most bulk-string lengths and many values (priority, satellites, IO flags): no division loop.
             if (value >= 10) {
                 bytes[length++] = DIGIT_PAIRS[2 * (int) value];
                 bytes[length++] = DIGIT_PAIRS[2 * (int) value + 1];
