@@ -13,18 +13,22 @@ import org.fleetpipe.teltonika.server.session.DeviceSession;
 /**
  * Cuts the byte stream into frames. After the first framing error nothing more is decoded from
  * this connection: the boundaries can no longer be trusted, so later bytes must never be acked.
- * Before login only one login frame may come: a ping, a data frame's preamble or anything behind
- * the login frame closes the connection on its first bytes, so nothing but a login is ever
- * buffered for a connection that has not logged in.
+ * Before login only one login frame may come, after at most {@value #MAX_KEEP_ALIVES_BEFORE_LOGIN}
+ * keep-alive bytes ({@code 0xFF}, which real trackers send before their IMEI): more keep-alives, a
+ * data frame's preamble or anything behind the login frame closes the connection on its first
+ * bytes, so nothing but a login is ever buffered for a connection that has not logged in.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
 
     private static final int PING = 0xFF;
+    /** Keep-alive bytes skipped before the login; the login deadline bounds how slowly they come. */
+    static final int MAX_KEEP_ALIVES_BEFORE_LOGIN = 16;
 
     private final TcpFrameReader reader;
     private final FrameRejector rejector;
     private boolean failed;
     private boolean loginRead;
+    private int keepAlivesBeforeLogin;
 
     FrameDecoder(TcpFrameReader reader, FrameRejector rejector) {
         this.reader = reader;
@@ -74,11 +78,17 @@ final class FrameDecoder extends ByteToMessageDecoder {
             // A device waits for the login answer before it sends anything else.
             return "bytes behind the login frame before its answer";
         }
+        while (in.isReadable() && in.getUnsignedByte(in.readerIndex()) == PING) {
+            if (++keepAlivesBeforeLogin > MAX_KEEP_ALIVES_BEFORE_LOGIN) {
+                return "more than " + MAX_KEEP_ALIVES_BEFORE_LOGIN + " keep-alive bytes before login";
+            }
+            in.skipBytes(1);
+        }
+        if (!in.isReadable()) {
+            return null;
+        }
         int start = in.readerIndex();
         int first = in.getUnsignedByte(start);
-        if (first == PING) {
-            return "a ping before login";
-        }
         if (first == 0 && in.readableBytes() >= 2 && in.getUnsignedByte(start + 1) == 0) {
             return "a data frame before login";
         }

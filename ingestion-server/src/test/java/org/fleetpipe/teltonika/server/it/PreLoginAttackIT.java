@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -144,18 +145,25 @@ class PreLoginAttackIT {
     }
 
     @Test
-    void pingsAndPreamblesBeforeLogin_thenEachConnectionClosedOnItsFirstBytes() throws Exception {
+    void keepAliveFloodsAndPreamblesBeforeLogin_thenEachConnectionClosedOnItsFirstBytes_withoutALoginAnswer()
+            throws Exception {
         List<DeviceClient> pinging = connectFrom(2, 10);
         List<DeviceClient> preambles = connectFrom(3, 10);
+        byte[] forty = new byte[40];
+        Arrays.fill(forty, (byte) 0xFF);
 
         for (DeviceClient c : pinging) {
-            c.send(new byte[] {(byte) 0xFF});
+            // Past the 16 keep-alives a tracker may send before its IMEI, then a login that must not be answered.
+            c.send(Frames.concat(forty, Frames.login(TestImeis.numbered(77))));
         }
         for (DeviceClient c : preambles) {
             // The header of a 16 KB frame: refused on it, no body byte is waited for or buffered.
             c.send(new byte[] {0, 0, 0, 0, 0, 0, 0x3F, (byte) 0xF0});
         }
 
+        for (DeviceClient c : pinging) {
+            assertThat(c.readUntilClosed()).as("no 01 after 40 keep-alives").isEmpty();
+        }
         // Well before the 2 s deadline: refused on the bytes, not timed out.
         await().atMost(Duration.ofMillis(1_500)).untilAsserted(() -> {
             assertThat(stillOpen(pinging)).isZero();

@@ -56,6 +56,19 @@ class TcpIngestionIT {
     }
 
     @Test
+    void keepAlive_whenSentBeforeTheLogin_thenTheLoginAnswers01_andAPacketIsAcknowledged() throws Exception {
+        // Real trackers send 0xFF before their IMEI; the keep-alive and the login in separate writes.
+        GoldenVectors.Vector vector = GoldenVectors.ofKind("avl").get(0);
+        try (DeviceClient device = DeviceClient.connect(tcp)) {
+            device.send(new byte[] {(byte) 0xFF});
+            assertThat(device.login(TestImeis.WIKI)).isEqualTo(0x01);
+            device.send(vector.bytes());
+            assertThat(device.readAck()).isEqualTo(vector.json().get("records").asLong());
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(stream.entries()).isNotEmpty());
+    }
+
+    @Test
     void login_whenCheckDigitWrong_thenAnswers00AndServerCloses() throws Exception {
         try (DeviceClient device = DeviceClient.connect(tcp)) {
             assertThat(device.login(TestImeis.BAD_LUHN)).isEqualTo(0x00);

@@ -6,6 +6,7 @@ import static org.fleetpipe.teltonika.server.tcp.PipelineHarness.send;
 import static org.fleetpipe.teltonika.server.tcp.PipelineHarness.sendByteByByte;
 
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -185,15 +186,40 @@ class LoginBarrierPipelineTest {
     }
 
     @Test
-    void ping_whenBeforeLogin_thenClosedOnThatByte() {
+    void keepAlives_whenSixteenBeforeTheLoginInSeveralReads_thenSkipped_andTheLoginAnswers01() {
         EmbeddedChannel channel = harness.connect();
 
-        send(channel, new byte[] {(byte) 0xFF});
+        send(channel, keepAlives(9));
+        send(channel, Frames.concat(keepAlives(7), Frames.login(TestImeis.WIKI)));
+        channel.runPendingTasks();
+
+        assertThat(outbound(channel)).containsExactly(0x01);
+        assertThat(channel.isOpen()).isTrue();
+        assertThat(harness.rejected("not-logged-in")).isZero();
+        send(channel, goldenAvl());
+        assertThat(harness.writer.count()).isEqualTo(1);
+    }
+
+    @Test
+    void keepAlives_whenSeventeenBeforeLogin_thenClosedOnTheSeventeenth() {
+        EmbeddedChannel channel = harness.connect();
+
+        send(channel, keepAlives(16));
+        assertThat(channel.isOpen()).isTrue();
+        send(channel, Frames.concat(keepAlives(1), Frames.login(TestImeis.WIKI)));
+        channel.runPendingTasks();
 
         assertThat(channel.isOpen()).isFalse();
-        assertThat(harness.pings()).as("not a keep-alive before login").isZero();
+        assertThat(outbound(channel)).as("no login answer").isEmpty();
+        assertThat(harness.pings()).as("not a keep-alive after login").isZero();
         assertThat(harness.rejected("not-logged-in")).isEqualTo(1);
         assertThat(harness.deadLetters.letters()).isEmpty();
+    }
+
+    private static byte[] keepAlives(int count) {
+        byte[] bytes = new byte[count];
+        Arrays.fill(bytes, (byte) 0xFF);
+        return bytes;
     }
 
     @Test
