@@ -81,6 +81,8 @@ import org.fleetpipe.teltonika.server.stream.StreamRetention;
 import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.fleetpipe.teltonika.server.tcp.AcceptRateLimit;
 import org.fleetpipe.teltonika.server.tcp.PipelineServices;
+import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
+import org.fleetpipe.teltonika.server.stream.DeviceStreamShares;
 import org.fleetpipe.teltonika.server.tcp.TcpChannelInitializer;
 import org.fleetpipe.teltonika.server.tcp.TcpServer;
 import org.fleetpipe.teltonika.server.tcp.Transports;
@@ -120,6 +122,7 @@ public final class IngestionServer implements AutoCloseable {
     private QueueHealthMonitor queueHealth;
     private StreamRetention streamRetention;
     private TelemetryBackpressure backpressure;
+    private DeviceRateLimits deviceRates;
     private StreamHealth streamHealth;
     private volatile boolean redisAnswered = true;
     private DenySweeper denySweeper;
@@ -236,7 +239,9 @@ public final class IngestionServer implements AutoCloseable {
         }
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
         backpressure = new TelemetryBackpressure(writes, settings.retention(),
-                settings.maxConnections() + settings.maxUdpInFlight());
+                settings.maxConnections() + settings.maxUdpInFlight(),
+                DeviceStreamShares.of(settings.retention(), settings.hostile().deviceStreamShare()),
+                settings.hostile().maxHeldBytes());
         writes = backpressure;
         streamRetention = new StreamRetention(async, keys, settings.retention(), backpressure, metrics,
                 settings.redisCommandTimeout());
@@ -253,8 +258,10 @@ public final class IngestionServer implements AutoCloseable {
                 ? new NewImeiLimit(settings.hostile().maxNewImeisPerAddressPerMinute(), NewImeiLimit.knownIn(async, keys))
                 : NewImeiLimit.OFF;
         RefusalLog refusals = new RefusalLog(settings.refusalLogInterval());
+        // Logged-in connections are tracked whatever their number; datagrams of devices new past this are dropped.
+        deviceRates = new DeviceRateLimits(settings.hostile().deviceRates(), settings.maxConnections() + 100_000);
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
-                pendingCalls, commands, admission, newImeis, refusals);
+                pendingCalls, commands, admission, newImeis, refusals, deviceRates);
 
         apiToken = settings.apiToken().orElseGet(() -> {
             String token = BearerTokenAuth.randomToken();
@@ -278,7 +285,7 @@ public final class IngestionServer implements AutoCloseable {
                 settings.janitor(), janitorMetrics);
         UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()),
                 settings.imeiLuhnCheck(), writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls,
-                admission, newImeis, refusals);
+                admission, newImeis, refusals, deviceRates);
         // Every object that holds a script exists now: load them all before the first device can
         // connect, so no call has to fall back to EVAL (which would go after calls issued meanwhile).
         LuaScript.loadAll(redis.connection().sync());
@@ -289,6 +296,10 @@ public final class IngestionServer implements AutoCloseable {
             telemetryLanes.serve(workers);
         }
         MetricsBootstrap.eventLoops(registry, workers);
+        if (deviceRates.enabled()) {
+            // Cheap (the devices that used their budget lately), off the device loops.
+            boss.scheduleAtFixedRate(deviceRates::sweep, 1, 1, TimeUnit.MINUTES);
+        }
         TcpChannelInitializer plain = new TcpChannelInitializer(services);
         int acceptsPerSecond = settings.hostile().maxAcceptsPerSecond();
         AcceptRateLimit acceptLimit = acceptsPerSecond > 0 ? new AcceptRateLimit(acceptsPerSecond, metrics::acceptPaused)
@@ -366,14 +377,13 @@ public final class IngestionServer implements AutoCloseable {
             return Readiness.notReady("replicas do not confirm writes (ACK_REPLICAS=" + settings.ackReplicas()
                     + "): packets are not acknowledged").withTelemetry(telemetry);
         }
-        String streamFull = streamHealth == null ? null : streamHealth.notAcknowledgingReason();
-        if (streamFull != null) {
-            return Readiness.notReady(streamFull).withTelemetry(telemetry);
-        }
+        // A full stream is not this pod's fault: every replica shares it, and 503 everywhere would take
+        // the whole Service away. It shows as the telemetry status and on the queue health and metrics.
         if (!heartbeat.isFresh()) {
             return Readiness.notReady("heartbeat not renewed within two periods").withTelemetry(telemetry);
         }
-        return Readiness.ok().withTelemetry(telemetry);
+        String streamFull = streamHealth == null ? null : streamHealth.notAcknowledgingReason();
+        return (streamFull == null ? Readiness.ok() : Readiness.readyWhile(streamFull)).withTelemetry(telemetry);
     }
 
     private String redactedRedisUrl() {

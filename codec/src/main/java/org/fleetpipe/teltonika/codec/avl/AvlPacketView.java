@@ -47,6 +47,11 @@ public final class AvlPacketView {
         return size;
     }
 
+    /** Bytes of its records: what a {@link #copy} keeps. */
+    public int recordBytes() {
+        return recordsLength;
+    }
+
     /** The same packet in an array of its own: what is kept after its scratch is used again. */
     public AvlPacketView copy() {
         return new AvlPacketView(codec, size, Arrays.copyOfRange(bytes, recordsAt - 2, recordsAt + recordsLength + 1), 2,

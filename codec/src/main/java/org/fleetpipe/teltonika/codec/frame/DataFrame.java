@@ -31,6 +31,11 @@ public final class DataFrame extends DefaultByteBufHolder implements Frame {
         return frame.slice(frame.readerIndex() + HEADER_BYTES, bodyLength());
     }
 
+    /** The byte after the codec id: an AVL packet's declared record count (checked when it is decoded). */
+    public int declaredRecords() {
+        return content().getUnsignedByte(content().readerIndex() + HEADER_BYTES + 1);
+    }
+
     public int bodyLength() {
         return content().readableBytes() - HEADER_BYTES - CRC_BYTES;
     }

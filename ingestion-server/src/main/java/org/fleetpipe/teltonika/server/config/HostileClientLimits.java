@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.server.config;
 
 import java.time.Duration;
+import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
 
 /**
  * The bounds that keep a host without credentials (or a misbehaving device) from hurting the other
@@ -21,6 +22,9 @@ import java.time.Duration;
  * @param maxDeviceMessageTextBytes         characters of a device message's text that are stored
  * @param maxAcceptsPerSecond               connections accepted per second by this instance, all
  *                                          device listeners together; 0 = no cap
+ * @param deviceRates                       what one device (IMEI) may send per second
+ * @param deviceStreamShare                 share of the stream's budget one device may hold unread; 0 = off
+ * @param maxHeldBytes                      bytes of held packets' records at once
  */
 public record HostileClientLimits(
         int maxPreLoginConnections,
@@ -33,5 +37,8 @@ public record HostileClientLimits(
         int redisRequestQueueSize,
         int maxDeviceMessagesPerMinute,
         int maxDeviceMessageTextBytes,
-        int maxAcceptsPerSecond) {
+        int maxAcceptsPerSecond,
+        DeviceRateSettings deviceRates,
+        double deviceStreamShare,
+        long maxHeldBytes) {
 }

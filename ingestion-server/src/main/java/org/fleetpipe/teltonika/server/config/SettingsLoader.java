@@ -25,6 +25,7 @@ import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
+import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
 import org.fleetpipe.teltonika.server.stream.RetentionMode;
 import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
@@ -194,13 +195,13 @@ public final class SettingsLoader {
                 positive(c, "shutdown.grace"),
                 notNegative(c, "shutdown.drain-window"),
                 intIn(c, "io-threads", 0, 1024),
-                hostileClientLimits(c),
+                hostileClientLimits(c, limits.maxFrameBytes()),
                 new HttpSettings(string(c, "http.bind-address").trim().isEmpty() ? bind
                         : bindAddress(c, "http.bind-address"), intIn(c, "http.max-connections", 1, 100_000)));
         return s;
     }
 
-    private static HostileClientLimits hostileClientLimits(Config c) {
+    private static HostileClientLimits hostileClientLimits(Config c, int maxFrameBytes) {
         return new HostileClientLimits(
                 intIn(c, "limits.max-pre-login-connections", 1, 10_000_000),
                 intIn(c, "limits.max-pre-login-connections-per-address", 0, 10_000_000),
@@ -212,7 +213,31 @@ public final class SettingsLoader {
                 intIn(c, "redis.request-queue-size", 100, Integer.MAX_VALUE),
                 intIn(c, "limits.max-device-messages-per-minute", 1, 1_000_000),
                 intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024),
-                acceptsPerSecond(c));
+                acceptsPerSecond(c),
+                deviceRates(c, maxFrameBytes),
+                fraction(c, "telemetry.backpressure.device-share"),
+                heldBytes(c));
+    }
+
+    private static DeviceRateSettings deviceRates(Config c, int maxFrameBytes) {
+        int records = intIn(c, "limits.device-records-per-second", 0, 10_000_000);
+        int recordsBurst = intIn(c, "limits.device-records-burst", 1, 100_000_000);
+        int bytes = intIn(c, "limits.device-bytes-per-second", 0, 1_000_000_000);
+        int bytesBurst = intIn(c, "limits.device-bytes-burst", 1, 1_000_000_000);
+        // A datagram is taken whole or dropped: a burst below one packet would drop it forever.
+        if (records > 0 && recordsBurst < 255) {
+            throw refuse(c, "limits.device-records-burst", "must be at least 255 (a whole packet), got " + recordsBurst);
+        }
+        if (bytes > 0 && bytesBurst < maxFrameBytes) {
+            throw refuse(c, "limits.device-bytes-burst", "must be at least " + typed(c, "limits.max-frame-bytes")
+                    + ", " + maxFrameBytes + ", got " + bytesBurst);
+        }
+        return new DeviceRateSettings(records, recordsBurst, bytes, bytesBurst);
+    }
+
+    private static long heldBytes(Config c) {
+        long bytes = longIn(c, "telemetry.backpressure.max-held-bytes", 0, Long.MAX_VALUE);
+        return bytes > 0 ? bytes : Runtime.getRuntime().maxMemory() / 8;
     }
 
     private static int acceptsPerSecond(Config c) {

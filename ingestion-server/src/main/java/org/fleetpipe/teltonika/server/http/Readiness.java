@@ -15,6 +15,11 @@ public record Readiness(boolean ready, String reason, String telemetry) {
         return new Readiness(true, "ok", "healthy");
     }
 
+    /** Ready, with a telemetry state worth saying (the stream is full: no pod of the Service would do better). */
+    public static Readiness readyWhile(String telemetryState) {
+        return new Readiness(true, telemetryState, "unhealthy");
+    }
+
     public static Readiness notReady(String reason) {
         return new Readiness(false, reason, "healthy");
     }

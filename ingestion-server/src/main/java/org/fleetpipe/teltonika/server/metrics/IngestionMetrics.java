@@ -36,6 +36,8 @@ public final class IngestionMetrics {
     private final Counter pings;
     private final Counter acceptPauses;
     private final Counter replicaShortfalls;
+    private final Counter deviceRateDelayed;
+    private final Counter deviceRateDropped;
     private final Timer ackLatency;
 
     public IngestionMetrics(MeterRegistry registry) {
@@ -63,6 +65,12 @@ public final class IngestionMetrics {
                         + "(MAX_ACCEPTS_PER_SECOND)").register(registry);
         replicaShortfalls = Counter.builder("teltonika.ack.replica.shortfalls")
                 .description("WAITs that confirmed fewer replicas than ACK_REPLICAS").register(registry);
+        deviceRateDelayed = Counter.builder("teltonika.device.rate.limited").tag("action", "delayed")
+                .description("packets held back because their device was over its rate budget "
+                        + "(DEVICE_RECORDS_PER_SECOND, DEVICE_BYTES_PER_SECOND): TCP packets delayed, datagrams dropped")
+                .register(registry);
+        deviceRateDropped = Counter.builder("teltonika.device.rate.limited").tag("action", "dropped")
+                .register(registry);
         // Series exist from the start (at 0), so rates and alerts see no gaps before the first event.
         for (CodecException.Reason reason : CodecException.Reason.values()) {
             frameRejectedCounter(reason.label());
@@ -155,6 +163,16 @@ public final class IngestionMetrics {
 
     public void pingReceived() {
         pings.increment();
+    }
+
+    /** A TCP packet waits for its device's rate budget. */
+    public void deviceRateDelayed() {
+        deviceRateDelayed.increment();
+    }
+
+    /** A datagram is dropped unacknowledged: its device is over its rate budget. */
+    public void deviceRateDropped() {
+        deviceRateDropped.increment();
     }
 
     /** A packet of {@code total} records was acknowledged; {@code stored} of them were new. */

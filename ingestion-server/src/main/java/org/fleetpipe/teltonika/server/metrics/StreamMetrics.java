@@ -74,6 +74,11 @@ public final class StreamMetrics {
                 .register(registry);
         FunctionCounter.builder("teltonika.telemetry.held", backpressure, TelemetryBackpressure::heldTotal)
                 .description("packets held by back-pressure").register(registry);
+        FunctionCounter.builder("teltonika.telemetry.share.held", backpressure, TelemetryBackpressure::shareHeldTotal)
+                .description("packets held because their device was over its share of the stream "
+                        + "(TELEMETRY_DEVICE_SHARE); the other devices were acknowledged").register(registry);
+        Gauge.builder("teltonika.telemetry.held.bytes", backpressure, TelemetryBackpressure::heldBytes)
+                .description("bytes of records held unacknowledged now (TELEMETRY_MAX_HELD_BYTES)").register(registry);
         FunctionCounter.builder("teltonika.telemetry.hold.expired", backpressure, TelemetryBackpressure::expiredTotal)
                 .description("held packets given up (connection closed, no ACK): the stream stayed full")
                 .register(registry);

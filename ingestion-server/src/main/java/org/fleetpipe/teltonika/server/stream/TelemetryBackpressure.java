@@ -3,7 +3,10 @@ package org.fleetpipe.teltonika.server.stream;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,23 +27,31 @@ import org.slf4j.LoggerFactory;
  * Stops acknowledging while consumer groups are too far behind: the telemetry stream holds more
  * entries than its cap, or Redis's memory is nearly full. Packets are then held, not written (so
  * not acknowledged, and their connection reads nothing more), until the retention pass sees the
- * groups caught up; then they are written and acknowledged. A packet held longer than
- * {@code maxHold}, or past {@code maxHeldRecords}, fails: its connection closes and the device
- * resends later from its own memory. A packet whose connection closed is dropped from the hold.
- * Nothing stored is ever removed to make room.
+ * groups caught up; then they are written and acknowledged. A device past its share of the
+ * stream's budget ({@link DeviceStreamShares}) has its packets held alone in the same way, while the
+ * others keep their ACKs. A packet held longer than {@code maxHold}, or past {@code maxHeldRecords}
+ * or the held bytes' bound, fails: its connection closes and the device resends later from its own
+ * memory. A packet whose connection closed is dropped from the hold. Nothing stored is ever removed
+ * to make room.
  */
 public final class TelemetryBackpressure implements TelemetryWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(TelemetryBackpressure.class);
     private static final long REMIND_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final long SHARE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final TelemetryWriter delegate;
     private final StreamRetentionSettings settings;
     private final int maxHeld;
+    private final DeviceStreamShares shares;
+    private final long maxHeldBytes;
     private final LongSupplier nanoTime;
     private final Queue<Held> held = new ConcurrentLinkedQueue<>();
     private final AtomicInteger heldNow = new AtomicInteger();
     private final AtomicLong heldRecords = new AtomicLong();
+    private final AtomicLong heldBytes = new AtomicLong();
+    private final AtomicLong shareHeldTotal = new AtomicLong();
+    private final AtomicLong shareHeldSinceLog = new AtomicLong();
     private final AtomicLong heldTotal = new AtomicLong();
     private final AtomicLong expiredTotal = new AtomicLong();
     private final AtomicLong engagedTotal = new AtomicLong();
@@ -48,22 +59,41 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private volatile boolean closed;
     private long engagedAtNanos;
     private long remindedAtNanos;
+    private long shareLoggedAtNanos;
 
     /** {@code maxHeld} bounds the packets held at once; more fail at once (their connection closes). */
     public TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld) {
-        this(delegate, settings, maxHeld, System::nanoTime);
+        this(delegate, settings, maxHeld, new DeviceStreamShares(0), Long.MAX_VALUE, System::nanoTime);
+    }
+
+    /**
+     * As above, with each device held alone past its share of the stream's budget, and at most
+     * {@code maxHeldBytes} of packets' records held at once.
+     */
+    public TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
+                                 DeviceStreamShares shares, long maxHeldBytes) {
+        this(delegate, settings, maxHeld, shares, maxHeldBytes, System::nanoTime);
     }
 
     TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld, LongSupplier nanoTime) {
+        this(delegate, settings, maxHeld, new DeviceStreamShares(0), Long.MAX_VALUE, nanoTime);
+    }
+
+    TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
+                          DeviceStreamShares shares, long maxHeldBytes, LongSupplier nanoTime) {
         this.delegate = delegate;
         this.settings = settings;
         this.maxHeld = maxHeld;
+        this.shares = shares;
+        this.maxHeldBytes = maxHeldBytes;
         this.nanoTime = nanoTime;
     }
 
     @Override
     public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
-        if (!engaged) {
+        boolean overShare = shares.over(imei, packet.size());
+        if (!engaged && !overShare) {
+            shares.written(imei, packet.size());
             return delegate.write(imei, packet, receivedAtMillis, connection);
         }
         if (closed) {
@@ -71,14 +101,22 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         }
         int packets = heldNow.incrementAndGet();
         long records = heldRecords.addAndGet(packet.size());
-        if (packets > maxHeld || records > settings.maxHeldRecords()) {
+        long bytes = heldBytes.addAndGet(packet.recordBytes());
+        if (packets > maxHeld || records > settings.maxHeldRecords() || bytes > maxHeldBytes) {
             heldNow.decrementAndGet();
             heldRecords.addAndGet(-packet.size());
+            heldBytes.addAndGet(-packet.recordBytes());
             expiredTotal.incrementAndGet();
-            return CompletableFuture.failedFuture(new StreamFull("telemetry stream full and " + heldNow.get()
-                    + " packets (" + heldRecords.get() + " records) already held"));
+            return CompletableFuture.failedFuture(new StreamFull((overShare && !engaged
+                    ? "device over its share of the telemetry stream" : "telemetry stream full") + " and "
+                    + heldNow.get() + " packets (" + heldRecords.get() + " records, " + heldBytes.get()
+                    + " bytes) already held"));
         }
         heldTotal.incrementAndGet();
+        if (overShare) {
+            shareHeldTotal.incrementAndGet();
+            shareHeldSinceLog.incrementAndGet();
+        }
         // The event loop the packet came from, so that its write joins that loop's batch when released;
         // a copy of the packet, as its bytes were lent for this call only.
         Held h = new Held(imei, packet.copy(), receivedAtMillis, connection, ThreadExecutorMap.currentExecutor(),
@@ -98,6 +136,8 @@ public final class TelemetryBackpressure implements TelemetryWriter {
      */
     public void update(StreamSnapshot stream) {
         long nowNanos = nanoTime.getAsLong();
+        // Without groups nothing waits to be read (the stream is trimmed by length): no device has a share to exceed.
+        shares.measured(stream.hasGroups() ? settings.measure(stream) : 0);
         if (!engaged && settings.full(stream)) {
             engaged = true;
             engagedTotal.incrementAndGet();
@@ -120,6 +160,26 @@ public final class TelemetryBackpressure implements TelemetryWriter {
             releaseHeld();
         }
         expireHeld();
+        logShareHolds(nowNanos);
+    }
+
+    /** One line per interval at most, naming the heaviest device: per-device holds come and go often. */
+    private void logShareHolds(long nowNanos) {
+        if (nowNanos - shareLoggedAtNanos < SHARE_LOG_EVERY_NANOS || shareHeldSinceLog.get() == 0) {
+            return;
+        }
+        shareLoggedAtNanos = nowNanos;
+        long count = shareHeldSinceLog.getAndSet(0);
+        Imei heaviest = null;
+        for (Held h : held) {
+            if (!h.taken() && (heaviest == null || shares.estimate(h.imei) > shares.estimate(heaviest))) {
+                heaviest = h.imei;
+            }
+        }
+        LOG.warn("{} packets held for devices over their share of the telemetry stream ({} entries each, "
+                + "TELEMETRY_DEVICE_SHARE of TELEMETRY_MAX_UNREAD); heaviest now imei={} with about {} entries "
+                + "unread; the other devices are acknowledged", count, shares.maxPerDevice(),
+                heaviest == null ? "-" : heaviest.value(), heaviest == null ? 0 : shares.estimate(heaviest));
     }
 
     private String state(StreamSnapshot stream) {
@@ -143,12 +203,25 @@ public final class TelemetryBackpressure implements TelemetryWriter {
                 + " pending (oldest " + slowest.oldestPendingAgeMs(now) / 1000 + " s)";
     }
 
+    /** Writes the held packets whose devices are within their share, in the order they came. */
     private void releaseHeld() {
-        Held h;
-        while ((h = held.poll()) != null) {
+        Set<Imei> behind = new HashSet<>();
+        for (Iterator<Held> it = held.iterator(); it.hasNext(); ) {
+            Held h = it.next();
+            if (h.taken()) {
+                it.remove();
+                continue;
+            }
+            // A device's later packets stay behind its first one still held (datagrams: several at once).
+            if (behind.contains(h.imei) || shares.over(h.imei, h.packet.size())) {
+                behind.add(h.imei);
+                continue;
+            }
             if (!h.take()) {
                 continue;
             }
+            it.remove();
+            shares.written(h.imei, h.packet.size());
             Held packet = h;
             if (packet.loop == null) {
                 forward(packet);
@@ -215,6 +288,16 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         return heldRecords.get();
     }
 
+    /** Bytes of the records held now. */
+    public long heldBytes() {
+        return heldBytes.get();
+    }
+
+    /** Packets held since start because their device was over its share of the stream. */
+    public long shareHeldTotal() {
+        return shareHeldTotal.get();
+    }
+
     /** Packets held since start. */
     public long heldTotal() {
         return heldTotal.get();
@@ -257,6 +340,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
             }
             heldNow.decrementAndGet();
             heldRecords.addAndGet(-packet.size());
+            heldBytes.addAndGet(-packet.recordBytes());
             return true;
         }
 

@@ -9,6 +9,7 @@ final class HandlerNames {
     static final String FRAMES = "frames";
     static final String SEQUENCER = "sequencer";
     static final String LOGIN = "login";
+    static final String DEVICE_RATE = "device-rate";
     static final String TELEMETRY = "telemetry";
     static final String COMMANDS = "commands";
     static final String EVENTS = "events";

@@ -9,6 +9,7 @@ import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
+import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 
@@ -20,9 +21,10 @@ import org.fleetpipe.teltonika.server.session.SessionTable;
  * @param admission which well-formed IMEIs may log in
  * @param newImeis  how many IMEIs new to the fleet one address may bring in
  * @param refusals  rate-limited log of refused logins
+ * @param rates     each device's budget of records and bytes per second
  */
 public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
                                FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry,
                                PendingCalls inFlight, DeviceCommands commands, Admission admission,
-                               NewImeiLimit newImeis, RefusalLog refusals) {
+                               NewImeiLimit newImeis, RefusalLog refusals, DeviceRateLimits rates) {
 }

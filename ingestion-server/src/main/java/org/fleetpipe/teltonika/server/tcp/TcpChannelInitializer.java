@@ -14,8 +14,8 @@ import org.fleetpipe.teltonika.server.config.ServerSettings;
 
 /**
  * The device pipeline, in the order a byte travels: count the connection, hold it to the login
- * deadline (a read-idle timer after login), cut frames, hand them on one at a time, log in, then
- * AVL packets or command frames, then the tail.
+ * deadline (a read-idle timer after login), cut frames, hand them on one at a time, log in, hold a
+ * device over its rate budget, then AVL packets or command frames, then the tail.
  */
 public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
 
@@ -81,6 +81,10 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
                 services.sessions(), services.registry(), services.commands(), services.admission(),
                 services.newImeis(), services.refusals(), services.metrics()));
+        if (services.rates().enabled()) {
+            p.addLast(HandlerNames.DEVICE_RATE, new DeviceRateGate(services.rates(), services.metrics(),
+                    services.refusals()));
+        }
         p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(), rejector,
                 services.metrics(), services.inFlight()));
         p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.commands(),

@@ -19,6 +19,7 @@ import org.fleetpipe.teltonika.server.admission.Admission;
 import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
+import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.stream.StreamFull;
 import org.slf4j.Logger;
@@ -44,13 +45,14 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
     private final Admission admission;
     private final NewImeiLimit newImeis;
     private final RefusalLog refusals;
+    private final DeviceRateLimits rates;
     private int inFlight;
     private volatile boolean stopping;
 
     public UdpPacketHandler(UdpPacketDecoder decoder, boolean luhnCheck, TelemetryWriter writer,
                             FrameDeadLetters deadLetters, IngestionMetrics metrics, int maxInFlight,
                             PendingCalls pending, Admission admission, NewImeiLimit newImeis,
-                            RefusalLog refusals) {
+                            RefusalLog refusals, DeviceRateLimits rates) {
         this.decoder = decoder;
         this.luhnCheck = luhnCheck;
         this.writer = writer;
@@ -61,6 +63,7 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         this.admission = admission;
         this.newImeis = newImeis;
         this.refusals = refusals;
+        this.rates = rates;
     }
 
     /** From now on the socket stays off when in-flight writes drain (see {@link UdpServer#stopReading()}). */
@@ -87,15 +90,18 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
             return;
         }
         Channel channel = ctx.channel();
+        int datagramBytes = datagram.content().readableBytes();
         workBegun(channel);
         pending.begin();
         CompletionStage<Integer> written;
         try {
             // Every datagram carries its IMEI: the deny- and allow-lists apply to each, as to a TCP login.
             written = admission.refusal(imei).thenCompose(refusal -> refusal == null
-                    ? newImeis.admits(sender.getAddress(), imei).thenCompose(admitted -> admitted
+                    ? newImeis.admits(sender.getAddress(), imei).thenCompose(admitted -> !admitted
+                            ? CompletableFuture.failedFuture(new Refused(NEW_IMEI_LIMIT))
+                            : rates.tryTakeNow(imei, packet.packet().size(), datagramBytes)
                             ? writer.write(imei, packet.packet(), receivedAt)
-                            : CompletableFuture.failedFuture(new Refused(NEW_IMEI_LIMIT)))
+                            : CompletableFuture.failedFuture(new OverRate()))
                     : CompletableFuture.failedFuture(new Refused(refusal)));
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);
@@ -156,6 +162,13 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         }
     }
 
+    /** The device is over its rate budget: the datagram is dropped unacknowledged, and the device resends it. */
+    private static final class OverRate extends RuntimeException {
+        OverRate() {
+            super("over the device's rate budget", null, false, false);
+        }
+    }
+
     private void afterWrite(Channel channel, InetSocketAddress sender, UdpPacket packet, Imei imei, Integer stored,
                             Throwable error, long startNanos) {
         workDone(channel);
@@ -167,6 +180,12 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
             String key = refused.reason.equals(NEW_IMEI_LIMIT) ? RefusalLog.addressKey(sender) : imei.value();
             refusals.refused(refused.reason + "/" + key, "UDP datagram refused imei={} remote={} reason={}", imei,
                     sender, refused.reason);
+            return;
+        }
+        if (cause instanceof OverRate) {
+            metrics.deviceRateDropped();
+            refusals.refused("device-rate/" + imei.value(), "UDP datagram dropped imei={} remote={}: the device is over "
+                    + "its rate budget (DEVICE_RECORDS_PER_SECOND, DEVICE_BYTES_PER_SECOND)", imei, sender);
             return;
         }
         if (StreamFull.is(cause)) {

@@ -12,6 +12,7 @@ import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlScratch;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
@@ -176,5 +177,66 @@ class TelemetryBackpressureTest {
         assertThat(held).isCompletedExceptionally();
         assertThat(gate.write(IMEI, packet, 1).toCompletableFuture()).isCompletedExceptionally();
         assertThat(writer.count()).isZero();
+    }
+    private static final Imei FLOODER = Imei.parse(TestImeis.numbered(1), true);
+
+    /** A gate whose devices may each hold 10 of the 100 entries the cap allows. */
+    private TelemetryBackpressure sharedGate(long maxHeldBytes) {
+        return new TelemetryBackpressure(writer, SETTINGS, 100, new DeviceStreamShares(10), maxHeldBytes, () -> now);
+    }
+
+    @Test
+    void deviceOverItsShare_thenOnlyItsPacketsAreHeld_andTheOthersAreWritten() {
+        TelemetryBackpressure shared = sharedGate(Long.MAX_VALUE);
+        for (int i = 0; i < 5; i++) {
+            shared.write(FLOODER, packet, 1);
+        }
+        assertThat(writer.count()).as("10 records: its whole share").isEqualTo(5);
+
+        CompletableFuture<Integer> held = shared.write(FLOODER, packet, 1).toCompletableFuture();
+        shared.write(IMEI, packet, 1);
+
+        assertThat(shared.engaged()).as("the stream is not full").isFalse();
+        assertThat(shared.held()).isEqualTo(1);
+        assertThat(shared.shareHeldTotal()).isEqualTo(1);
+        assertThat(writer.count()).as("the other device's packet went through").isEqualTo(6);
+        assertThat(writer.write(5).imei()).isEqualTo(IMEI);
+
+        // The consumers read: the stream holds 4 of the 12 entries written, so the estimates shrink to a third.
+        shared.update(stream(4, true));
+        assertThat(writer.count()).as("back within its share: released").isEqualTo(7);
+        writer.write(6).succeed();
+        assertThat(held).isCompletedWithValue(packet.size());
+    }
+
+    @Test
+    void deviceOverItsShare_whenTheStreamStaysUnread_thenItsHeldPacketFailsAfterMaxHold() {
+        TelemetryBackpressure shared = sharedGate(Long.MAX_VALUE);
+        for (int i = 0; i < 5; i++) {
+            shared.write(FLOODER, packet, 1);
+        }
+        CompletableFuture<Integer> held = shared.write(FLOODER, packet, 1).toCompletableFuture();
+
+        now += TimeUnit.SECONDS.toNanos(61);
+        shared.update(stream(50, true));
+
+        assertThat(held.handle((v, e) -> StreamFull.is(e)).join()).isTrue();
+        assertThat(shared.held()).isZero();
+    }
+
+    @Test
+    void heldBytesPastTheirBound_thenTheNextPacketFailsAtOnce() {
+        AvlPacketView view = AvlPacketView.of(packet);
+        TelemetryBackpressure bounded = sharedGate(view.recordBytes() * 2L);
+        bounded.update(stream(100, true));
+
+        CompletableFuture<Integer> first = bounded.write(IMEI, view, 1).toCompletableFuture();
+        CompletableFuture<Integer> second = bounded.write(IMEI, view, 1).toCompletableFuture();
+        CompletableFuture<Integer> third = bounded.write(IMEI, view, 1).toCompletableFuture();
+
+        assertThat(first).isNotDone();
+        assertThat(second).isNotDone();
+        assertThat(third.handle((v, e) -> StreamFull.is(e)).join()).isTrue();
+        assertThat(bounded.heldBytes()).isEqualTo(view.recordBytes() * 2L);
     }
 }

@@ -11,6 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.fleetpipe.teltonika.registry.testing.InMemoryConnectionRegistry;
 import java.time.Duration;
 import org.fleetpipe.teltonika.server.admission.Admission;
@@ -18,6 +19,7 @@ import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -41,6 +43,8 @@ final class PipelineHarness implements AutoCloseable {
     final InMemoryConnectionRegistry devices = new InMemoryConnectionRegistry("test-1");
     final PendingCalls inFlight = new PendingCalls();
     final ServerSettings settings;
+    /** The device rate budgets' clock, moved by the tests. */
+    final AtomicLong rateNanos = new AtomicLong();
     private final TcpChannelInitializer initializer;
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
@@ -59,7 +63,8 @@ final class PipelineHarness implements AutoCloseable {
     PipelineHarness(Map<String, ?> overrides, Admission admission, DeviceCommands commands) {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
-                devices, inFlight, commands, admission, NewImeiLimit.OFF, new RefusalLog(Duration.ofMinutes(1))));
+                devices, inFlight, commands, admission, NewImeiLimit.OFF, new RefusalLog(Duration.ofMinutes(1)),
+                new DeviceRateLimits(settings.hostile().deviceRates(), 1000, rateNanos::get)));
     }
 
     /** A new device connection, active as if just accepted. */
@@ -137,7 +142,7 @@ final class PipelineHarness implements AutoCloseable {
         return c == null ? 0 : c.count();
     }
 
-    private double count(String name, String tag, String value) {
+    double count(String name, String tag, String value) {
         Counter c = registry.find(name).tag(tag, value).counter();
         return c == null ? 0 : c.count();
     }

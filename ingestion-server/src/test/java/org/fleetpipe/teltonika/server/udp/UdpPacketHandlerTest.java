@@ -17,6 +17,8 @@ import org.fleetpipe.teltonika.codec.testing.Hex;
 import org.fleetpipe.teltonika.codec.udp.UdpAck;
 import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
+import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
+import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
@@ -42,7 +44,8 @@ class UdpPacketHandlerTest {
             new IngestionMetrics(registry), MAX_IN_FLIGHT, new PendingCalls(),
             org.fleetpipe.teltonika.server.admission.Admission.OPEN,
             org.fleetpipe.teltonika.server.admission.NewImeiLimit.OFF,
-            new org.fleetpipe.teltonika.server.admission.RefusalLog(java.time.Duration.ofMinutes(1))));
+            new org.fleetpipe.teltonika.server.admission.RefusalLog(java.time.Duration.ofMinutes(1)),
+            new DeviceRateLimits(DeviceRateSettings.OFF, 0)));
     private final RandomAvl random = new RandomAvl(11L);
 
     @AfterEach
