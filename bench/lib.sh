@@ -49,7 +49,8 @@ bench_start_redis() {  # [redis-server options...]: Redis on $host:$redis_port, 
 # Every simulated device comes from one address, which the per-address limits against hostile hosts
 # would take for one host spraying IMEIs and holding logins open; they are off here (a script's own
 # settings come after, so it may turn them on), and the pre-login cap is out of the way (the
-# connection cap still bounds those connections).
+# connection cap still bounds those connections). One simulated device sends far more than a tracker,
+# so the per-device rate budgets and stream share are off too.
 bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the server jar, ready; sets server_pid
   local id=$1 settings=()
   shift
@@ -58,6 +59,7 @@ bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the s
   env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
     HTTP_PORT="$http_port" API_TOKEN="bench-$bench_name-0123456789abcdef0123456789abcdef" INSTANCE_ID="$id" LOG_LEVEL=WARN \
     MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE=0 MAX_PRE_LOGIN_CONNECTIONS_PER_ADDRESS=0 \
+    DEVICE_RECORDS_PER_SECOND=0 DEVICE_BYTES_PER_SECOND=0 TELEMETRY_DEVICE_SHARE=0 \
     MAX_PRE_LOGIN_CONNECTIONS=1000000 "${settings[@]}" \
     java "$@" -jar "$server_jar" > "$out/server.log" 2>&1 &
   server_pid=$!
