@@ -45,7 +45,8 @@ class UdpPacketHandlerTest {
             org.fleetpipe.teltonika.server.admission.Admission.OPEN,
             org.fleetpipe.teltonika.server.admission.NewImeiLimit.OFF,
             new org.fleetpipe.teltonika.server.admission.RefusalLog(java.time.Duration.ofMinutes(1)),
-            new DeviceRateLimits(DeviceRateSettings.OFF, 0)));
+            // A frozen clock: each device has its burst of 20 records and nothing more.
+            new DeviceRateLimits(new DeviceRateSettings(1, 20, 0, 0), 10, () -> 0L)));
     private final RandomAvl random = new RandomAvl(11L);
 
     @AfterEach
@@ -96,6 +97,22 @@ class UdpPacketHandlerTest {
         channel.runPendingTasks();
 
         assertThat(acks()).containsExactly(new UdpAck(0x1234, 0x34, 4));
+    }
+
+    @Test
+    void datagram_whenItsDeviceIsOverItsRateBudget_thenDroppedUnwrittenAndUnacknowledged_othersStillWritten() {
+        receive(datagram(1, TestImeis.WIKI, random.packet(CodecId.CODEC_8, 15)));
+        receive(datagram(2, TestImeis.WIKI, random.packet(CodecId.CODEC_8, 10)));
+        receive(datagram(3, TestImeis.numbered(5), random.packet(CodecId.CODEC_8, 10)));
+        channel.runPendingTasks();
+
+        assertThat(writer.count()).as("the second datagram of the first device is over its 20").isEqualTo(2);
+        assertThat(writer.write(1).imei().value()).isEqualTo(TestImeis.numbered(5));
+        writer.write(0).succeed();
+        writer.write(1).succeed();
+        channel.runPendingTasks();
+        assertThat(acks()).extracting(UdpAck::packetId).containsExactly(1, 3);
+        assertThat(counter("teltonika.device.rate.limited", "action", "dropped")).isEqualTo(1);
     }
 
     @Test
