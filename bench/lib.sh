@@ -57,7 +57,7 @@ bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the s
   while (( $# )) && [[ $1 != -- ]]; do settings+=("$1"); shift; done
   [[ ${1:-} == -- ]] && shift
   env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
-    HTTP_PORT="$http_port" API_TOKEN="bench-$bench_name-0123456789abcdef0123456789abcdef" INSTANCE_ID="$id" LOG_LEVEL=WARN \
+    HTTP_PORT="$http_port" HEALTH_PORT=0 API_TOKEN="bench-$bench_name-0123456789abcdef0123456789abcdef" INSTANCE_ID="$id" LOG_LEVEL=WARN \
     MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE=0 MAX_PRE_LOGIN_CONNECTIONS_PER_ADDRESS=0 \
     DEVICE_RECORDS_PER_SECOND=0 DEVICE_BYTES_PER_SECOND=0 TELEMETRY_DEVICE_SHARE=0 \
     MAX_PRE_LOGIN_CONNECTIONS=1000000 "${settings[@]}" \

@@ -4,8 +4,9 @@
 #   deploy/local/run-cluster.sh [--replicas N] [--redis-port P] [--redis-url URL] [--detach]
 #   deploy/local/run-cluster.sh --stop
 #
-# Replica i (1..N) listens on TCP and UDP 5027+i-1 and HTTP 8080+i-1, with INSTANCE_ID=local-i,
-# so replica 1 has the server's default ports. All replicas use the same REDIS_URL and API_TOKEN.
+# Replica i (1..N) listens on TCP and UDP 5027+i-1, HTTP 8080+i-1 and its health port (HEALTH_PORT,
+# /health/* and /metrics) 9080+i-1, with INSTANCE_ID=local-i, so replica 1 has the server's default
+# device and HTTP ports (not its health port: 8081 is replica 2's HTTP port). All replicas use the same REDIS_URL and API_TOKEN.
 # Without --redis-url a redis-server from the PATH is started on 127.0.0.1:--redis-port (6399).
 # In the foreground (default) Ctrl-C stops everything; --detach returns once all are ready and
 # --stop ends that run later (pid files in deploy/local/logs/pids). Logs: deploy/local/logs/.
@@ -120,7 +121,7 @@ port_busy() {  # TCP port on 127.0.0.1 accepting connections?
 }
 
 for ((i = 1; i <= REPLICAS; i++)); do
-  for p in $((5027 + i - 1)) $((8080 + i - 1)); do
+  for p in $((5027 + i - 1)) $((8080 + i - 1)) $((9080 + i - 1)); do
     if port_busy "$p"; then
       echo "port $p on 127.0.0.1 is taken (replica $i needs it); stop what uses it or use fewer replicas" >&2
       exit 1
@@ -187,6 +188,7 @@ read -r -a JVM_OPTS <<<"${JAVA_OPTS:--Xmx256m}"
 for ((i = 1; i <= REPLICAS; i++)); do
   log="$LOGS/replica-$i.log"
   INSTANCE_ID="local-$i" TCP_PORT=$((5027 + i - 1)) UDP_PORT=$((5027 + i - 1)) HTTP_PORT=$((8080 + i - 1)) \
+    HEALTH_PORT=$((9080 + i - 1)) \
     detach java "${JVM_OPTS[@]}" -jar "$JAR" >"$log" 2>&1 &
   echo $! >"$PIDS/replica-$i.pid"
 done
@@ -216,10 +218,11 @@ done
 if $DETACH; then cleanup_on_exit=false; fi
 
 echo
-printf '%-8s %-14s %-8s %-16s %-16s %-16s %s\n' replica instance pid tcp udp http log
+printf '%-8s %-14s %-8s %-16s %-16s %-16s %-16s %s\n' replica instance pid tcp udp http health log
 for ((i = 1; i <= REPLICAS; i++)); do
-  printf '%-8s %-14s %-8s %-16s %-16s %-16s %s\n' "$i" "${INSTANCE[$i]}" "$(cat "$PIDS/replica-$i.pid")" \
+  printf '%-8s %-14s %-8s %-16s %-16s %-16s %-16s %s\n' "$i" "${INSTANCE[$i]}" "$(cat "$PIDS/replica-$i.pid")" \
     "127.0.0.1:$((5027 + i - 1))" "127.0.0.1:$((5027 + i - 1))" "127.0.0.1:$((8080 + i - 1))" \
+    "127.0.0.1:$((9080 + i - 1))" \
     "${LOGS#"$REPO"/}/replica-$i.log"
 done
 cat <<EOF
@@ -230,7 +233,7 @@ HEARTBEAT_TTL_MS=$HEARTBEAT_TTL_MS  HEARTBEAT_INTERVAL_MS=$HEARTBEAT_INTERVAL_MS
 Try:
   curl -s -H 'Authorization: Bearer $API_TOKEN' http://127.0.0.1:8080/api/v1/instances
   java -jar ${SIMULATOR#"$REPO"/} --host 127.0.0.1 --port 5027 --devices 5 --interval 1s --duration 30s
-  curl -s http://127.0.0.1:8080/health/ready
+  curl -s http://127.0.0.1:9080/health/ready    # replica 1's health port (also on 8080)
   redis-cli -p ${REDIS_PORT} HGETALL connections:registry
   kill -9 <pid of a replica>    # its registry entries go within HEARTBEAT_TTL_MS + JANITOR_INTERVAL_MS
 EOF

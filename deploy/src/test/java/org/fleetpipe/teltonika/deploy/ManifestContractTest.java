@@ -29,6 +29,11 @@ class ManifestContractTest {
     /** Contract ports (CONTRACT.md, "Process, ports, configuration"). */
     private static final int DEVICE_PORT = 5027;
     private static final int HTTP_PORT = 8080;
+    /** The probes' and scrapes' own listener (issue 29: they never wait behind API clients). */
+    private static final int HEALTH_PORT = 8081;
+    /** The namespace labels the NetworkPolicy lets in (deploy/README.md, "NetworkPolicy"). */
+    private static final String API_ACCESS = "teltonika.fleetpipe.org/api-access";
+    private static final String METRICS_ACCESS = "teltonika.fleetpipe.org/metrics-access";
 
     /**
      * After SHUTDOWN_GRACE the server still closes device connections, waits for their registry
@@ -55,7 +60,8 @@ class ManifestContractTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"dev", "prod"})
-    void containerPorts_whenOverlayRendered_thenDeviceTcpUdpAndHttpAreNamedAndMatchTheServersPorts(String overlay) {
+    void containerPorts_whenOverlayRendered_thenDeviceTcpUdpHttpAndHealthAreNamedAndMatchTheServersPorts(
+            String overlay) {
         Manifests m = Manifests.overlay(overlay);
         Config server = SERVER.resolve(m.literalEnvironment());
 
@@ -64,11 +70,13 @@ class ManifestContractTest {
                 .containsExactlyInAnyOrder(
                         org.assertj.core.groups.Tuple.tuple("device-tcp", DEVICE_PORT, "TCP"),
                         org.assertj.core.groups.Tuple.tuple("device-udp", DEVICE_PORT, "UDP"),
-                        org.assertj.core.groups.Tuple.tuple("http", HTTP_PORT, "TCP"));
+                        org.assertj.core.groups.Tuple.tuple("http", HTTP_PORT, "TCP"),
+                        org.assertj.core.groups.Tuple.tuple("health", HEALTH_PORT, "TCP"));
         // The ports the server really binds with this environment (env override or reference.conf default).
         assertThat(server.getInt("tcp-port")).as("TCP_PORT").isEqualTo(DEVICE_PORT);
         assertThat(server.getInt("udp-port")).as("UDP_PORT").isEqualTo(DEVICE_PORT);
         assertThat(server.getInt("http-port")).as("HTTP_PORT").isEqualTo(HTTP_PORT);
+        assertThat(server.getInt("health-port")).as("HEALTH_PORT").isEqualTo(HEALTH_PORT);
     }
 
     @ParameterizedTest
@@ -88,15 +96,15 @@ class ManifestContractTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"dev", "prod"})
-    void httpService_whenOverlayRendered_thenClusterIpOn8080TargetsTheHttpPort(String overlay) {
+    void httpService_whenOverlayRendered_thenClusterIpOn8080And8081TargetsTheHttpAndHealthPorts(String overlay) {
         Manifests m = Manifests.overlay(overlay);
         JsonNode spec = m.get("Service", "teltonika-http").path("spec");
 
         assertThat(spec.path("type").asText("ClusterIP")).isEqualTo("ClusterIP");
-        assertThat(spec.path("ports")).singleElement().satisfies(p -> {
-            assertThat(p.path("port").asInt()).isEqualTo(HTTP_PORT);
-            assertThat(p.path("targetPort").asText()).isEqualTo("http");
-        });
+        assertThat(spec.path("ports")).extracting(p -> p.path("name").asText(), p -> p.path("port").asInt(),
+                        p -> p.path("targetPort").asText())
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("http", HTTP_PORT, "http"),
+                        org.assertj.core.groups.Tuple.tuple("health", HEALTH_PORT, "health"));
     }
 
     @ParameterizedTest
@@ -170,6 +178,7 @@ class ManifestContractTest {
                 .as("the devices Service must not be scraped").isNotEqualTo("http");
         assertThat(monitor.path("spec").path("endpoints")).singleElement().satisfies(e -> {
             assertThat(e.path("path").asText()).isEqualTo("/metrics");
+            assertThat(e.path("port").asText()).as("scrapes never wait behind API clients").isEqualTo("health");
             assertThat(http.path("spec").path("ports")).extracting(p -> p.path("name").asText()).contains(e.path("port").asText());
         });
     }
@@ -178,7 +187,7 @@ class ManifestContractTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"dev", "prod"})
-    void probes_whenOverlayRendered_thenLivenessAndReadinessUseTheHealthEndpointsOnTheHttpPort(String overlay) {
+    void probes_whenOverlayRendered_thenLivenessAndReadinessUseTheHealthEndpointsOnTheHealthPort(String overlay) {
         Manifests m = Manifests.overlay(overlay);
         JsonNode c = m.container();
 
@@ -192,7 +201,7 @@ class ManifestContractTest {
             assertThat(get.isMissingNode()).as("%s must be httpGet (not tcpSocket/exec)", probe).isFalse();
             assertThat(get.path("path").asText()).as(probe).startsWith("/health/");
             assertThat(m.containerPort(get.path("port"), "TCP")).as("%s port", probe)
-                    .hasValueSatisfying(p -> assertThat(p.path("name").asText()).isEqualTo("http"));
+                    .hasValueSatisfying(p -> assertThat(p.path("name").asText()).isEqualTo("health"));
         }
     }
 
@@ -449,6 +458,55 @@ class ManifestContractTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "prod"})
+    void networkPolicy_whenOverlayRendered_thenDevicePortsOpen_apiPortOnlyFromLabelledNamespaces_healthPortForScrapes(
+            String overlay) {
+        Manifests m = Manifests.overlay(overlay);
+        JsonNode spec = m.get("NetworkPolicy", Manifests.DEPLOYMENT).path("spec");
+
+        assertThat(m.podLabels()).containsAllEntriesOf(Manifests.strings(spec.path("podSelector").path("matchLabels")));
+        assertThat(spec.path("policyTypes")).extracting(JsonNode::asText).containsExactly("Ingress");
+        Map<String, List<JsonNode>> fromByPort = new LinkedHashMap<>();
+        for (JsonNode rule : spec.path("ingress")) {
+            assertThat(rule.path("ports").isEmpty()).as("every rule names its ports: %s", rule).isFalse();
+            for (JsonNode port : rule.path("ports")) {
+                String protocol = port.path("protocol").asText("TCP");
+                assertThat(m.containerPort(port.path("port"), protocol)).as("%s/%s", port.path("port"), protocol)
+                        .isPresent();
+                List<JsonNode> from = new ArrayList<>();
+                rule.path("from").forEach(from::add);
+                fromByPort.computeIfAbsent(port.path("port").asText() + "/" + protocol, k -> new ArrayList<>())
+                        .addAll(from.isEmpty() ? List.of(com.fasterxml.jackson.databind.node.MissingNode.getInstance()) : from);
+            }
+        }
+        // Devices come from anywhere (a rule without "from").
+        for (String device : List.of("device-tcp/TCP", "device-udp/UDP")) {
+            assertThat(fromByPort.get(device)).as(device).anySatisfy(f -> assertThat(f.isMissingNode()).isTrue());
+        }
+        // The API port: namespaces with the label only, never everyone, never a bare pod selector.
+        assertThat(fromByPort.get("http/TCP")).as("who reaches the API port").isNotEmpty().allSatisfy(f -> {
+            assertThat(f.isMissingNode()).as("open to everyone").isFalse();
+            assertThat(f.has("ipBlock")).isFalse();
+            assertThat(Manifests.strings(f.path("namespaceSelector").path("matchLabels")))
+                    .containsExactly(Map.entry(API_ACCESS, "allowed"));
+        });
+        // The health port: Prometheus' namespace (and the API's); the kubelet's probes come from the node.
+        assertThat(fromByPort.get("health/TCP")).as("who reaches the health port").isNotEmpty()
+                .allSatisfy(f -> assertThat(f.isMissingNode()).isFalse())
+                .anySatisfy(f -> assertThat(Manifests.strings(f.path("namespaceSelector").path("matchLabels")))
+                        .containsExactly(Map.entry(METRICS_ACCESS, "allowed")));
+        assertThat(fromByPort.keySet()).containsExactlyInAnyOrder("device-tcp/TCP", "device-udp/UDP", "http/TCP",
+                "health/TCP");
+    }
+
+    @Test
+    void devNamespace_whenDevOverlayRendered_thenItsOwnPodsMayCallTheApi() {
+        JsonNode namespace = Manifests.overlay("dev").get("Namespace", "teltonika-dev");
+
+        assertThat(Manifests.strings(namespace.path("metadata").path("labels"))).containsEntry(API_ACCESS, "allowed");
+    }
+
     // ---- the image ---------------------------------------------------------------------------
 
     @Test
@@ -458,7 +516,8 @@ class ManifestContractTest {
 
         assertThat(dockerfile).containsPattern("(?m)^EXPOSE .*\\b5027/tcp\\b")
                 .containsPattern("(?m)^EXPOSE .*\\b5027/udp\\b")
-                .containsPattern("(?m)^EXPOSE .*\\b8080\\b");
+                .containsPattern("(?m)^EXPOSE .*\\b8080\\b")
+                .containsPattern("(?m)^EXPOSE .*\\b8081\\b");
         assertThat(dockerfile).containsPattern("(?m)^USER " + runAsUser + "(:\\d+)?\\s*$");
         assertThat(dockerfile).containsPattern("(?m)^ENTRYPOINT \\[\"java\",")
                 .contains("-XX:+ExitOnOutOfMemoryError")

@@ -42,6 +42,7 @@ import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.command.UnsolicitedMessages;
+import org.fleetpipe.teltonika.server.config.HttpSettings;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
 import org.fleetpipe.teltonika.server.http.ApiRoute;
@@ -55,6 +56,7 @@ import org.fleetpipe.teltonika.server.http.CachedScrape;
 import org.fleetpipe.teltonika.server.http.HttpConnections;
 import org.fleetpipe.teltonika.server.http.OperatorHttpServer;
 import org.fleetpipe.teltonika.server.http.Readiness;
+import org.fleetpipe.teltonika.server.http.RequestDeadline;
 import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
 import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
@@ -107,6 +109,7 @@ public final class IngestionServer implements AutoCloseable {
     private InetSocketAddress tlsAddress;
     private final UdpServer udp = new UdpServer();
     private final OperatorHttpServer http = new OperatorHttpServer();
+    private final OperatorHttpServer health = new OperatorHttpServer();
     private final PendingCalls pendingCalls = new PendingCalls();
     private final SessionTable sessions = new SessionTable();
     private Runnable onRemoteShutdown;
@@ -131,12 +134,14 @@ public final class IngestionServer implements AutoCloseable {
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private EventLoopGroup httpGroup;
+    private EventLoopGroup healthGroup;
     private IngestionMetrics metrics;
     private String redisUrl;
     private String apiToken;
     private InetSocketAddress tcpAddress;
     private InetSocketAddress udpAddress;
     private InetSocketAddress httpAddress;
+    private InetSocketAddress healthAddress;
     private volatile boolean stopping;
     private boolean closed;
 
@@ -318,10 +323,25 @@ public final class IngestionServer implements AutoCloseable {
         }
         // One thread of its own: HTTP work (a scrape, a slow client) never delays a device's ACK.
         httpGroup = Transports.group(1, new DefaultThreadFactory("http", false));
-        httpAddress = http.bind(httpGroup, settings.http().bindAddress(), settings.httpPort(),
-                new HttpConnections(settings.http().maxConnections(), registry), this::readiness,
-                new CachedScrape(registry::scrape, Duration.ofSeconds(1)), new BearerTokenAuth(apiToken), routes,
-                settings.commands().maxWait().plusSeconds(30));
+        HttpSettings httpSettings = settings.http();
+        CachedScrape scrape = new CachedScrape(registry::scrape, Duration.ofSeconds(1));
+        BearerTokenAuth auth = new BearerTokenAuth(apiToken, httpSettings.readToken());
+        // Longer than the longest wait_ms, so a waiting request is answered.
+        Duration readTimeout = settings.commands().maxWait().plusSeconds(30);
+        httpAddress = http.bind(httpGroup, httpSettings.bindAddress(), settings.httpPort(), OperatorHttpServer.api(
+                new HttpConnections(httpSettings.maxConnections(), httpSettings.maxConnectionsPerAddress(), registry),
+                this::readiness, scrape, auth, routes, readTimeout,
+                RequestDeadline.api(httpSettings.requestTimeout(), registry)));
+        // And the probes a listener and a thread of their own: API clients filling the API port's
+        // cap, or keeping its thread busy, never make Kubernetes restart the pod.
+        healthGroup = Transports.group(1, new DefaultThreadFactory("health", false));
+        healthAddress = health.bind(healthGroup, httpSettings.bindAddress(), httpSettings.healthPort(),
+                OperatorHttpServer.health(HttpConnections.health(httpSettings.healthMaxConnections(), registry),
+                        this::readiness, scrape, readTimeout,
+                        RequestDeadline.health(httpSettings.requestTimeout(), registry)));
+        LOG.info("operator API tokens: operator token={} read-only token={} (fingerprints: the first 8 hex digits"
+                + " of the token's SHA-256, as the 'api change' log lines name them)", auth.operatorFingerprint(),
+                auth.readFingerprint().orElse("none"));
 
         identity.listeningOn(tcpAddress.getPort(), httpAddress.getPort());
         heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instanceIdPrefix(), heartbeat,
@@ -333,9 +353,9 @@ public final class IngestionServer implements AutoCloseable {
         denySweeper.start();
         purger.start();
         janitor.start();
-        LOG.info("ready: instance={} tcp={} tls={} udp={} http={} redis={} transport={}", id, tcpAddress,
+        LOG.info("ready: instance={} tcp={} tls={} udp={} http={} health={} redis={} transport={}", id, tcpAddress,
                 tlsAddress == null ? "off" : tlsAddress, udpAddress == null ? "off" : udpAddress, httpAddress,
-                redactedRedisUrl(), Transports.name());
+                healthAddress, redactedRedisUrl(), Transports.name());
     }
 
     private String startEmbeddedRedis() {
@@ -457,6 +477,7 @@ public final class IngestionServer implements AutoCloseable {
             heartbeat.retire();
         }
         http.close();
+        health.close();
         if (events != null) {
             events.close();
         }
@@ -474,6 +495,9 @@ public final class IngestionServer implements AutoCloseable {
         }
         if (httpGroup != null) {
             httpGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+        if (healthGroup != null) {
+            healthGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
         if (boss != null) {
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
@@ -520,6 +544,11 @@ public final class IngestionServer implements AutoCloseable {
 
     public InetSocketAddress httpAddress() {
         return httpAddress;
+    }
+
+    /** The health listener's address ({@code /health/*} and {@code /metrics}). */
+    public InetSocketAddress healthAddress() {
+        return healthAddress;
     }
 
     /** The current instance id (it changes only after a lost heartbeat). */

@@ -43,7 +43,7 @@ class SimulatorEndToEndIT {
             try {
                 server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(),
                         "bind-address", "127.0.0.1", "tcp-port", 0, "udp-port", freeUdpPort(),
-                        "http-port", 0))).start();
+                        "http-port", 0, "health-port", 0))).start();
             } catch (RuntimeException e) {
                 last = e;
             }

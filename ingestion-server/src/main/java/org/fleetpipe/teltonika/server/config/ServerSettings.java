@@ -18,7 +18,8 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
  *                          'deny' message that was lost
  * @param hostile the bounds against hosts without credentials (pre-login, dead letters, new IMEIs,
  *                device messages)
- * @param http the HTTP listener's address and connection cap
+ * @param http the HTTP listeners' address, health port, connection caps, request deadline and
+ *             read-only token
  */
 public record ServerSettings(
         String bindAddress,
@@ -70,8 +71,13 @@ public record ServerSettings(
         return ioThreads > 0 ? ioThreads : Runtime.getRuntime().availableProcessors();
     }
 
-    /** Copy with other listener ports; tests bind to 0 to get free ones. */
+    /** Copy with other listener ports, the health port as it was; tests bind to 0 to get free ones. */
     public ServerSettings withPorts(int tcp, int udp, int http) {
+        return withPorts(tcp, udp, http, this.http.healthPort());
+    }
+
+    /** Copy with other listener ports, the health port's too; tests bind to 0 to get free ones. */
+    public ServerSettings withPorts(int tcp, int udp, int http, int health) {
         return new ServerSettings(bindAddress, tcp, udp, http, tls, redisUrl, redisCommandTimeout, redisNamespace,
                 embeddedRedisPort, instanceIdPrefix, apiToken, heartbeatTtl, heartbeatInterval, maxKnownInstances,
                 deviceInfoTtl, janitor, commands, ops, imeiLuhnCheck, admission,
@@ -79,6 +85,6 @@ public record ServerSettings(
                 maxUdpInFlight, loginTimeout, readIdleTimeout, retention, dedupWindow, ackReplicas,
                 ackReplicasTimeout, dedupPerDevice, transactionWrites,
                 deadLetterMaxEntries,
-                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads, hostile, this.http);
+                deadLetterMaxFrameBytes, shutdownGrace, drainWindow, ioThreads, hostile, this.http.withHealthPort(health));
     }
 }

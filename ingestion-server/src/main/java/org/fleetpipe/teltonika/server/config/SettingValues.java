@@ -22,7 +22,7 @@ final class SettingValues {
     static final String ENV_ORIGIN = "env variables";
 
     /** Never echoed: a URL may hold a password. */
-    private static final Set<String> SECRETS = Set.of("redis.url", "api-token");
+    private static final Set<String> SECRETS = Set.of("redis.url", "api-token", "api-token-read");
     private static final Pattern BARE_NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)");
 
     private SettingValues() {

@@ -196,9 +196,33 @@ public final class SettingsLoader {
                 notNegative(c, "shutdown.drain-window"),
                 intIn(c, "io-threads", 0, 1024),
                 hostileClientLimits(c, limits.maxFrameBytes()),
-                new HttpSettings(string(c, "http.bind-address").trim().isEmpty() ? bind
-                        : bindAddress(c, "http.bind-address"), intIn(c, "http.max-connections", 1, 100_000)));
+                http(c, bind, token));
         return s;
+    }
+
+    private static HttpSettings http(Config c, String bind, String operatorToken) {
+        int httpPort = port(c, "http-port");
+        int healthPort = port(c, "health-port");
+        if (healthPort != 0 && healthPort == httpPort) {
+            throw refuse(c, "health-port", "must differ from " + typed(c, "http-port")
+                    + ": the probes get a listener of their own");
+        }
+        String readToken = string(c, "api-token-read").trim();
+        if (!readToken.isEmpty() && readToken.length() < MIN_API_TOKEN_CHARS) {
+            throw refuse(c, "api-token-read", "must be at least " + MIN_API_TOKEN_CHARS
+                    + " characters (openssl rand -hex 32 makes one), or unset for none");
+        }
+        if (!readToken.isEmpty() && readToken.equals(operatorToken)) {
+            throw refuse(c, "api-token-read", "must differ from the operator token (API_TOKEN)");
+        }
+        return new HttpSettings(string(c, "http.bind-address").trim().isEmpty() ? bind
+                : bindAddress(c, "http.bind-address"),
+                intIn(c, "http.max-connections", 1, 100_000),
+                intIn(c, "http.max-connections-per-address", 0, 100_000),
+                positive(c, "http.request-timeout"),
+                healthPort,
+                intIn(c, "http.health-max-connections", 1, 100_000),
+                readToken.isEmpty() ? Optional.empty() : Optional.of(readToken));
     }
 
     private static HostileClientLimits hostileClientLimits(Config c, int maxFrameBytes) {

@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The HTTP pipeline, in the order a byte travels: the read timeout, the codec, flow control (one
- * decoded part per read), the connection cap,
- * one request at a time with write back-pressure ({@link HttpRequestSequencer}), the checks on the
- * head ({@link HttpRequestGate}: the token before any body is read), the body, then the router.
- * The channel reads on demand only (autoRead off).
+ * decoded part per read), the connection caps,
+ * one request at a time with write back-pressure and the request deadline ({@link HttpRequestSequencer}),
+ * the checks on the head ({@link HttpRequestGate}: the token before any body is read), the body,
+ * then the router. The channel reads on demand only (autoRead off). The API port and the health
+ * port each build their own.
  */
 public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
 
@@ -33,13 +34,16 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
     private final BearerTokenAuth auth;
     private final HttpRouter router;
     private final long readTimeoutMillis;
+    private final RequestDeadline deadline;
 
+    /** @param auth the API's tokens; null on the health port (no API there) */
     HttpChannelInitializer(HttpConnections connections, BearerTokenAuth auth, HttpRouter router,
-                           Duration readTimeout) {
+                           Duration readTimeout, RequestDeadline deadline) {
         this.connections = connections;
         this.auth = auth;
         this.router = router;
         this.readTimeoutMillis = readTimeout.toMillis();
+        this.deadline = deadline;
     }
 
     @Override
@@ -58,7 +62,7 @@ public final class HttpChannelInitializer extends ChannelInitializer<Channel> {
                 // sequencer pulls, so the decoded requests of a read wait here, not in our queues.
                 .addLast("flow", new FlowControlHandler())
                 .addLast("connections", connections)
-                .addLast("sequencer", new HttpRequestSequencer())
+                .addLast("sequencer", new HttpRequestSequencer(deadline))
                 .addLast("gate", new HttpRequestGate(auth, MAX_REQUEST_BYTES))
                 .addLast("body", new BodyAggregator(MAX_REQUEST_BYTES))
                 .addLast("router", router);

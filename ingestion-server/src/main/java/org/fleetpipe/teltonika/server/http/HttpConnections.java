@@ -9,50 +9,113 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.AttributeKey;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The HTTP connections open now, capped: one past the cap is answered 503 and closed. Also what
- * they hold in answers not yet taken by the client, for the metric that shows the write
- * back-pressure working.
+ * The connections open now on one HTTP listener, capped in all and per source address: one past
+ * the cap is answered (503 in all, 429 for its address) and closed, so neither a crowd nor one host
+ * holds every slot. Also what they hold in answers not yet taken by the client, for the metric that
+ * shows the write back-pressure working.
  */
 @Sharable
 public final class HttpConnections extends ChannelInboundHandlerAdapter {
 
+    private static final AttributeKey<InetAddress> COUNTED_AS = AttributeKey.valueOf(HttpConnections.class, "address");
+
     private final int max;
+    private final String maxSetting;
+    private final int maxPerAddress;
+    private final String maxPerAddressSetting;
     private final AtomicInteger count = new AtomicInteger();
+    private final Map<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
     private final Set<Channel> open = ConcurrentHashMap.newKeySet();
     private final Counter refused;
+    private final Counter refusedPerAddress;
 
-    /** @param registry where {@code teltonika_http_*} go; null for none */
-    public HttpConnections(int max, MeterRegistry registry) {
+    private HttpConnections(int max, String maxSetting, int maxPerAddress, String maxPerAddressSetting,
+                            Counter refused, Counter refusedPerAddress) {
         this.max = max;
-        if (registry == null) {
-            refused = null;
-            return;
+        this.maxSetting = maxSetting;
+        this.maxPerAddress = maxPerAddress;
+        this.maxPerAddressSetting = maxPerAddressSetting;
+        this.refused = refused;
+        this.refusedPerAddress = refusedPerAddress;
+    }
+
+    /** The API port's connections without a per-address cap. */
+    public HttpConnections(int max, MeterRegistry registry) {
+        this(max, 0, registry);
+    }
+
+    /**
+     * The API port's connections.
+     *
+     * @param maxPerAddress 0 = no per-address cap
+     * @param registry      where {@code teltonika_http_*} go; null for none
+     */
+    public HttpConnections(int max, int maxPerAddress, MeterRegistry registry) {
+        this(max, "HTTP_MAX_CONNECTIONS", maxPerAddress, "HTTP_MAX_CONNECTIONS_PER_ADDRESS",
+                registry == null ? null : Counter.builder("teltonika.http.connections.refused")
+                        .description("HTTP connections closed at once: over HTTP_MAX_CONNECTIONS").register(registry),
+                registry == null ? null : Counter.builder("teltonika.http.connections.address.refused")
+                        .description("HTTP connections closed at once: over HTTP_MAX_CONNECTIONS_PER_ADDRESS")
+                        .register(registry));
+        if (registry != null) {
+            Gauge.builder("teltonika.http.connections.active", this, HttpConnections::count)
+                    .description("HTTP connections open now (capped by HTTP_MAX_CONNECTIONS)").register(registry);
+            Gauge.builder("teltonika.http.pending.write.bytes", this, HttpConnections::pendingWriteBytes)
+                    .baseUnit("bytes")
+                    .description("answers written to HTTP connections that their clients have not taken yet")
+                    .register(registry);
         }
-        Gauge.builder("teltonika.http.connections.active", this, HttpConnections::count)
-                .description("HTTP connections open now (capped by HTTP_MAX_CONNECTIONS)").register(registry);
-        Gauge.builder("teltonika.http.pending.write.bytes", this, HttpConnections::pendingWriteBytes)
-                .baseUnit("bytes")
-                .description("answers written to HTTP connections that their clients have not taken yet")
-                .register(registry);
-        refused = Counter.builder("teltonika.http.connections.refused")
-                .description("HTTP connections closed at once: over HTTP_MAX_CONNECTIONS").register(registry);
+    }
+
+    /** The health port's connections: a small cap of their own, no per-address cap (the kubelet is one address). */
+    public static HttpConnections health(int max, MeterRegistry registry) {
+        HttpConnections connections = new HttpConnections(max, "HEALTH_MAX_CONNECTIONS", 0, "", registry == null
+                ? null : Counter.builder("teltonika.health.connections.refused")
+                        .description("health port connections closed at once: over HEALTH_MAX_CONNECTIONS")
+                        .register(registry), null);
+        if (registry != null) {
+            Gauge.builder("teltonika.health.connections.active", connections, HttpConnections::count)
+                    .description("health port connections open now (capped by HEALTH_MAX_CONNECTIONS)")
+                    .register(registry);
+        }
+        return connections;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        InetAddress address = ctx.channel().remoteAddress() instanceof InetSocketAddress socket
+                ? socket.getAddress() : null;
+        if (maxPerAddress > 0 && address != null && !takeAddressSlot(address)) {
+            if (refusedPerAddress != null) {
+                refusedPerAddress.increment();
+            }
+            HttpResponses.error(ctx, false, HttpResponseStatus.TOO_MANY_REQUESTS, "too-many-connections",
+                    "more than " + maxPerAddress + " HTTP connections from one address (" + maxPerAddressSetting + ")");
+            return;
+        }
         if (count.incrementAndGet() > max) {
             count.decrementAndGet();
+            if (maxPerAddress > 0 && address != null) {
+                releaseAddressSlot(address);
+            }
             if (refused != null) {
                 refused.increment();
             }
             HttpResponses.error(ctx, false, HttpResponseStatus.SERVICE_UNAVAILABLE, "too-many-connections",
-                    "more than " + max + " HTTP connections (HTTP_MAX_CONNECTIONS)");
+                    "more than " + max + " HTTP connections (" + maxSetting + ")");
             return;
+        }
+        if (maxPerAddress > 0 && address != null) {
+            ctx.channel().attr(COUNTED_AS).set(address);
         }
         open.add(ctx.channel());
         ctx.fireChannelActive();
@@ -62,8 +125,30 @@ public final class HttpConnections extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         if (open.remove(ctx.channel())) {
             count.decrementAndGet();
+            InetAddress address = ctx.channel().attr(COUNTED_AS).getAndSet(null);
+            if (address != null) {
+                releaseAddressSlot(address);
+            }
         }
         ctx.fireChannelInactive();
+    }
+
+    private boolean takeAddressSlot(InetAddress address) {
+        boolean[] taken = {false};
+        perAddress.compute(address, (a, n) -> {
+            int now = n == null ? 0 : n;
+            if (now >= maxPerAddress) {
+                return n;
+            }
+            taken[0] = true;
+            return now + 1;
+        });
+        return taken[0];
+    }
+
+    private void releaseAddressSlot(InetAddress address) {
+        // Removed at zero, so the map holds only the addresses connected now.
+        perAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
     }
 
     public int count() {

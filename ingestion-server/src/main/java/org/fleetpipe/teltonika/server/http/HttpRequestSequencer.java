@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledFuture;
 
 /**
  * One request at a time per connection, with write back-pressure. HTTP/1.1 lets a client send
@@ -20,12 +21,17 @@ import java.util.ArrayDeque;
  * out (the write finished) while the channel is writable. A client that pipelines requests and
  * never reads the answers therefore stops the server reading it, instead of making it buffer
  * answers without end; the server holds about one answer for it, and the requests of one read.
+ * While it waits for a request (from the connection's start or the previous answer to the request's
+ * last part) the {@link RequestDeadline} runs.
  */
 final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
 
     private static final AttributeKey<HttpRequestSequencer> KEY =
             AttributeKey.valueOf(HttpRequestSequencer.class, "sequencer");
     private final ArrayDeque<Object> queue = new ArrayDeque<>();
+    private final RequestDeadline deadline;
+    /** Runs while the server waits for the client to send a whole request. */
+    private ScheduledFuture<?> deadlineTimer;
     private ChannelHandlerContext ctx;
     /** Parts of the current request are still coming. */
     private boolean inRequest;
@@ -38,6 +44,10 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
     private boolean pullAgain;
     private boolean waitingForWritable;
     private boolean closing;
+
+    HttpRequestSequencer(RequestDeadline deadline) {
+        this.deadline = deadline;
+    }
 
     /** Called on the event loop once the answer to the current request is written. */
     static void answered(Channel channel) {
@@ -52,6 +62,7 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
         HttpRequestSequencer sequencer = channel.attr(KEY).get();
         if (sequencer != null) {
             sequencer.closing = true;
+            sequencer.disarmDeadline();
             sequencer.releaseQueued();
         }
     }
@@ -65,6 +76,7 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         ctx.fireChannelActive();
+        armDeadline();
         proceed();
     }
 
@@ -113,6 +125,11 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
             inRequest = false;
             awaitingAnswer = !answeredEarly;
             answeredEarly = false;
+            if (awaitingAnswer) {
+                disarmDeadline();
+            } else {
+                armDeadline();
+            }
         }
         forwarding = true;
         try {
@@ -128,6 +145,7 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
             return;
         }
         awaitingAnswer = false;
+        armDeadline();
         // Written at once, inside forward(): the caller goes on by itself.
         if (!forwarding) {
             proceed();
@@ -171,13 +189,40 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        disarmDeadline();
         releaseQueued();
         ctx.fireChannelInactive();
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        disarmDeadline();
         releaseQueued();
+    }
+
+    /** The time for the next request (or the rest of this one) starts now. */
+    private void armDeadline() {
+        disarmDeadline();
+        if (!closing && ctx.channel().isActive()) {
+            deadlineTimer = deadline.arm(ctx, this::deadlinePassed);
+        }
+    }
+
+    private void disarmDeadline() {
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+            deadlineTimer = null;
+        }
+    }
+
+    private void deadlinePassed() {
+        deadlineTimer = null;
+        if (closing || awaitingAnswer || !ctx.channel().isActive()) {
+            // Closing already, or waiting for our own answer: not the client's time that ran out.
+            return;
+        }
+        releaseQueued();
+        deadline.expire(ctx, inRequest);
     }
 
     private void releaseQueued() {

@@ -4,7 +4,6 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -18,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes by path: health and metrics, and everything under {@code /api/v1/} (its token checked on
- * the head by {@link HttpRequestGate}) to the {@link ApiRoute} of its resource.
+ * the head by {@link HttpRequestGate}) to the {@link ApiRoute} of its resource; on the health port
+ * there are no routes.
  */
 @Sharable
 final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -49,11 +49,7 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
             api(ctx, request, path.substring(HttpRequestGate.API.length()), keepAlive);
             return;
         }
-        if (!request.method().equals(HttpMethod.GET)) {
-            HttpResponses.error(ctx, keepAlive, HttpResponseStatus.METHOD_NOT_ALLOWED, "method-not-allowed",
-                    "only GET is served at " + path);
-            return;
-        }
+        // Outside the API only a bodiless GET gets here (HttpRequestGate).
         switch (path) {
             case "/health/live" -> HttpResponses.json(ctx, keepAlive, HttpResponseStatus.OK, Map.of("status", "live"));
             case "/health/ready" -> readiness.get().whenComplete((r, e) -> ctx.executor().execute(() -> {
@@ -77,7 +73,7 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         request.retain();
         try {
-            route.handle(new ApiRequest(ctx, request, segments, keepAlive));
+            route.handle(new ApiRequest(ctx, request, segments, keepAlive, HttpRequestGate.caller(ctx)));
         } catch (RuntimeException e) {
             LOG.warn("API call failed: {} {}", request.method(), request.uri(), e);
             // Details stay in our log; a client learns nothing about our internals.

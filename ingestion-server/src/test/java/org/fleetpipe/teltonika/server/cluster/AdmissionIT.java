@@ -54,7 +54,7 @@ class AdmissionIT {
 
     private IngestionServer server(Map<String, Object> extra) throws InterruptedException {
         Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
-                "http-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN));
+                "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN));
         settings.putAll(extra);
         IngestionServer server = new IngestionServer(SettingsLoader.load(settings)).start();
         servers.add(server);

@@ -75,7 +75,7 @@ class DashboardMetricsIT {
         }
 
         try (IngestionServer server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(),
-                "tcp-port", 0, "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1",
+                "tcp-port", 0, "udp-port", 0, "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1",
                 "janitor.interval", "300ms", "ops.queue-health.interval", "300ms",
                 "telemetry.retention.interval", "200ms"))).start()) {
             // Traffic, so that histograms and per-instance series exist: a packet and a janitor eviction.

@@ -22,7 +22,7 @@ class DrainWindowIT {
     @Test
     void stop_closesDevicesSpreadOverTheWindow_withinTheGrace(RedisFixture redis) throws Exception {
         IngestionServer server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(),
-                "tcp-port", 0, "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1",
+                "tcp-port", 0, "udp-port", 0, "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1",
                 "shutdown.drain-window", "2s", "shutdown.grace", "10s"))).start();
         List<DeviceClient> devices = new ArrayList<>();
         List<CompletableFuture<Long>> closedAt = new ArrayList<>();

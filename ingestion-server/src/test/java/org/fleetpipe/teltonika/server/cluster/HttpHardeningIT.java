@@ -27,7 +27,7 @@ class HttpHardeningIT {
     @BeforeEach
     void start(RedisFixture redis) throws Exception {
         server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(), "tcp-port", 0,
-                "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN))).start();
+                "udp-port", 0, "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN))).start();
     }
 
     @AfterEach

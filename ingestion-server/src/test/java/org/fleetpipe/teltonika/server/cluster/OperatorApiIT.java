@@ -34,7 +34,7 @@ class OperatorApiIT {
     @BeforeEach
     void start(RedisFixture redis) throws Exception {
         server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(), "tcp-port", 0,
-                "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN,
+                "udp-port", 0, "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN,
                 "instance-id-prefix", "api", "heartbeat.interval", "300ms", "heartbeat.ttl", "5s"))).start();
     }
 

@@ -46,6 +46,7 @@ class OpsIT {
                 "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1", "api-token", TOKEN,
                 "ops.queue-health.interval", "200ms", "ops.queue-health.stuck-after", "1s",
                 "commands.reply-timeout", "300ms", "commands.sweep-interval", "1h"));
+        settings.put("health-port", 0);
         server = new IngestionServer(SettingsLoader.load(settings)).start();
     }
 

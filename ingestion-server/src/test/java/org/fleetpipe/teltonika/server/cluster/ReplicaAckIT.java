@@ -35,7 +35,7 @@ class ReplicaAckIT {
             RedisCommands<String, String> primary = connection.sync();
             await().atMost(Duration.ofSeconds(20)).until(() -> primary.info("replication").contains("state=online"));
             try (IngestionServer server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(),
-                    "tcp-port", 0, "udp-port", 0, "http-port", 0, "bind-address", "127.0.0.1",
+                    "tcp-port", 0, "udp-port", 0, "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1",
                     "telemetry.ack-replicas", 1, "telemetry.ack-replicas-timeout", "500ms"))).start()) {
                 RandomAvl random = new RandomAvl(42);
                 try (DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort())) {

@@ -41,6 +41,7 @@ public final class ServerProcess implements AutoCloseable {
         builder.environment().put("TCP_PORT", Integer.toString(tcpPort));
         builder.environment().put("UDP_PORT", "0");
         builder.environment().put("HTTP_PORT", Integer.toString(httpPort));
+        builder.environment().put("HEALTH_PORT", "0");
         builder.environment().put("BIND_ADDRESS", "127.0.0.1");
         builder.environment().put("DRAIN_WINDOW", "0s");
         builder.environment().putAll(env);

@@ -263,9 +263,47 @@ class SettingsLoaderTest {
                 Map.of("BIND_ADDRESS", "0.0.0.0", "HTTP_BIND_ADDRESS", "127.0.0.1", "HTTP_MAX_CONNECTIONS", "5"),
                 Map.of());
         assertThat(both.bindAddress()).isEqualTo("0.0.0.0");
-        assertThat(both.http()).isEqualTo(new HttpSettings("127.0.0.1", 5));
+        assertThat(both.http()).isEqualTo(new HttpSettings("127.0.0.1", 5, 16, Duration.ofSeconds(10), 8081, 16,
+                Optional.empty()));
         assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("HTTP_BIND_ADDRESS", "intranet"), Map.of()))
                 .hasMessage("HTTP_BIND_ADDRESS=intranet (teltonika.server.http.bind-address): not an IP address");
+    }
+
+    @Test
+    void load_whenHealthPortAndHttpLimitsSet_thenTheHttpSettingsHoldThem() {
+        HttpSettings http = SettingsLoader.loadWithEnvironment(Map.of("HEALTH_PORT", "9091",
+                "HTTP_MAX_CONNECTIONS_PER_ADDRESS", "4", "HTTP_REQUEST_TIMEOUT", "3s", "HEALTH_MAX_CONNECTIONS", "2",
+                "API_TOKEN", "o".repeat(32), "API_TOKEN_READ", "r".repeat(32)), Map.of()).http();
+
+        assertThat(http).isEqualTo(new HttpSettings(http.bindAddress(), 64, 4, Duration.ofSeconds(3), 9091, 2,
+                Optional.of("r".repeat(32))));
+        assertThat(SettingsLoader.load(Map.of()).withPorts(0, 0, 0, 0).http().healthPort()).as("tests bind to 0")
+                .isZero();
+    }
+
+    @Test
+    void load_whenHealthPortIsTheHttpPort_thenRefusedNamingBoth() {
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("HEALTH_PORT", "8080"), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessage("HEALTH_PORT=8080 (teltonika.server.health-port): must differ from"
+                        + " teltonika.server.http-port=8080 (env HTTP_PORT): the probes get a listener of their own");
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("HEALTH_PORT", "0", "HTTP_PORT", "0"), Map.of()).http()
+                .healthPort()).as("both free ports").isZero();
+    }
+
+    @Test
+    void load_whenReadTokenShortOrTheOperatorToken_thenRefusedWithoutItsValue() {
+        String operator = "operator-token-0123456789abcdef0123";
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN_READ", "short-read-token"),
+                Map.of())).isInstanceOf(SettingsException.class)
+                .hasMessage("API_TOKEN_READ=<hidden> (teltonika.server.api-token-read): must be at least 32 characters"
+                        + " (openssl rand -hex 32 makes one), or unset for none");
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", operator,
+                "API_TOKEN_READ", operator), Map.of())).isInstanceOf(SettingsException.class)
+                .hasMessage("API_TOKEN_READ=<hidden> (teltonika.server.api-token-read): must differ from the operator"
+                        + " token (API_TOKEN)")
+                .message().doesNotContain(operator);
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of(), Map.of()).http().readToken()).isEmpty();
     }
 
     @Test
@@ -333,7 +371,7 @@ class SettingsLoaderTest {
             try {
                 SettingsLoader.loadWithEnvironment(Map.of(variable, garbage), Map.of());
             } catch (SettingsException refused) {
-                String shown = key.equals("redis.url") || key.equals("api-token") ? "<hidden>" : garbage;
+                String shown = key.equals("redis.url") || key.startsWith("api-token") ? "<hidden>" : garbage;
                 assertThat(refused.getMessage()).as(variable)
                         .startsWith(variable + "=" + shown + " (teltonika.server." + key + "): ")
                         .doesNotContain("\n");

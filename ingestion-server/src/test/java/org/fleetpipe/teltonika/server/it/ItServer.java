@@ -32,6 +32,7 @@ final class ItServer {
         overrides.put("redis.url", redis.uri());
         overrides.put("bind-address", "127.0.0.1");
         overrides.put("http-port", 0);
+        overrides.put("health-port", 0);
         overrides.put("udp-port", 0);
         overrides.put("instance-id-prefix", "it");
         // Short enough that a stuck write fails a test in seconds, long enough for a busy 2-core box.
@@ -40,7 +41,7 @@ final class ItServer {
         overrides.putAll(extra);
         ServerSettings settings = SettingsLoader.load(overrides);
         // The loader refuses tcp-port=0 (1..65535), so the ephemeral TCP port goes in here.
-        settings = settings.withPorts(0, withUdp ? freeUdpPort() : 0, 0);
+        settings = settings.withPorts(0, withUdp ? freeUdpPort() : 0, 0, 0);
         return new IngestionServer(settings).start();
     }
 

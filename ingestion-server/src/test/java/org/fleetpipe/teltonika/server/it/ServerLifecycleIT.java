@@ -87,7 +87,7 @@ class ServerLifecycleIT {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Set<Thread> before = nonDaemonThreads();
             ServerSettings settings = SettingsLoader.load(Map.of("redis.url", redis.uri(), "bind-address", "127.0.0.1",
-                    "tcp-port", taken.getLocalPort(), "udp-port", 0, "http-port", 0));
+                    "tcp-port", taken.getLocalPort(), "udp-port", 0, "http-port", 0, "health-port", 0));
             IngestionServer failed = new IngestionServer(settings);
             try {
                 Throwable thrown = catchThrowable(failed::start);

@@ -34,7 +34,7 @@ public final class InProcessServers implements AutoCloseable {
     /** Starts a server with the base settings and {@code extra}; closed with the others even if start fails. */
     public IngestionServer start(Map<String, Object> extra) throws InterruptedException {
         Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
-                "http-port", 0, "bind-address", "127.0.0.1"));
+                "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1"));
         settings.putAll(base);
         settings.putAll(extra);
         IngestionServer server = new IngestionServer(SettingsLoader.load(settings));
