@@ -31,12 +31,12 @@ import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
-import org.fleetpipe.teltonika.server.admission.DenyListener;
-import org.fleetpipe.teltonika.server.admission.DenySweeper;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RedisAdmission;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
+import org.fleetpipe.teltonika.server.admission.RevocationListener;
+import org.fleetpipe.teltonika.server.admission.RevocationSweeper;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
@@ -122,7 +122,7 @@ public final class IngestionServer implements AutoCloseable {
     private TelemetryBackpressure backpressure;
     private StreamHealth streamHealth;
     private volatile boolean redisAnswered = true;
-    private DenySweeper denySweeper;
+    private RevocationSweeper revocationSweeper;
     private Purger purger;
     private JanitorTicker janitor;
     private EventLoopGroup boss;
@@ -201,11 +201,14 @@ public final class IngestionServer implements AutoCloseable {
         commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics, pendingCalls,
                 new UnsolicitedMessages(settings.hostile().maxDeviceMessagesPerMinute(),
                         settings.hostile().maxDeviceMessageTextBytes()));
+        RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
+        RevocationListener revocations = new RevocationListener(sessions, admission);
         events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
                 "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
                 "reply", replies::finished,
-                "deny", new DenyListener(sessions, async, keys),
+                "deny", revocations,
+                "revoke", revocations,
                 // The marker is the order; the message only saves waiting for the next renewal.
                 "shutdown", requested -> heartbeat.renewSoon()));
         events.listen(id);
@@ -247,7 +250,6 @@ public final class IngestionServer implements AutoCloseable {
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(),
                 settings.hostile().deadLetterUnauthenticatedBytes(), metrics),
                 settings.hostile().deadLettersPerSecond(), settings.hostile().deadLettersPerAddressPerMinute(), metrics);
-        RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
         // In allow-list mode every IMEI that gets in was vetted: nothing new to limit.
         NewImeiLimit newImeis = settings.admission() == AdmissionMode.OPEN
                 ? new NewImeiLimit(settings.hostile().maxNewImeisPerAddressPerMinute(), NewImeiLimit.knownIn(async, keys))
@@ -264,8 +266,8 @@ public final class IngestionServer implements AutoCloseable {
         CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
         queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redisCommandTimeout(), registry,
                 streamHealth);
-        denySweeper = new DenySweeper(sessions, async, keys, settings.denySweepInterval(),
-                settings.redisCommandTimeout());
+        revocationSweeper = new RevocationSweeper(sessions, async, keys, settings.admission(),
+                settings.denySweepInterval(), settings.redisCommandTimeout());
         purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redisCommandTimeout());
         List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory, new RemoteShutdown(async, keys)),
                 new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
@@ -319,7 +321,7 @@ public final class IngestionServer implements AutoCloseable {
         commands.start();
         streamRetention.start();
         queueHealth.start();
-        denySweeper.start();
+        revocationSweeper.start();
         purger.start();
         janitor.start();
         LOG.info("ready: instance={} tcp={} tls={} udp={} http={} redis={} transport={}", id, tcpAddress,
@@ -407,8 +409,8 @@ public final class IngestionServer implements AutoCloseable {
         if (commands != null) {
             commands.close();
         }
-        if (denySweeper != null) {
-            denySweeper.close();
+        if (revocationSweeper != null) {
+            revocationSweeper.close();
         }
         if (queueHealth != null) {
             queueHealth.close();

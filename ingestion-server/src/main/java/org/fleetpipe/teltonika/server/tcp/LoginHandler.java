@@ -127,16 +127,16 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         CompletableFuture<String> claim = registry.claim(imei, String.valueOf(session.remote()),
                 channel.id().asLongText()).toCompletableFuture();
         // Asked again right behind the claim, on the same Redis connection, so Redis answers it after
-        // the claim: a deny stored between the first lookup and the claim shows here. One stored after
-        // the claim finds the registry naming this instance, and its 'deny' message finds this session
-        // (registered above). DenySweeper covers what slips through (a lost message, a claim re-sent
-        // after NOSCRIPT).
+        // the claim: a deny (or an allow-list removal) stored between the first lookup and the claim
+        // shows here. One stored after the claim finds the registry naming this instance, and its
+        // 'deny' or 'revoke' message finds this session (registered above). RevocationSweeper covers
+        // what slips through (a lost message, a claim re-sent after NOSCRIPT).
         CompletableFuture<String> recheck = admission.refusal(imei).toCompletableFuture();
         claim.whenComplete((previous, error) -> recheck.whenComplete((refusal, recheckError) ->
                 channel.eventLoop().execute(() -> {
                     if (recheckError != null) {
                         // The first lookup admitted it; this one only closes a narrow race, which
-                        // DenySweeper covers too, so a failure here does not refuse the device.
+                        // RevocationSweeper covers too, so a failure here does not refuse the device.
                         metrics.redisError("admission-recheck");
                         LOG.debug("admission re-check failed imei={}: {}", imei.value(), recheckError.toString());
                     }
