@@ -7,7 +7,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -297,8 +296,7 @@ public final class IngestionServer implements AutoCloseable {
                 : null;
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain, acceptLimit);
         if (settings.tls().enabled()) {
-            tlsContext = new ReloadingSslContext(Path.of(settings.tls().certFile()), Path.of(settings.tls().keyFile()),
-                    settings.tls().reloadCheck());
+            tlsContext = new ReloadingSslContext(settings.tls());
             // The same caps across both ports: a device address counts once whichever it uses.
             tlsAddress = tlsTcp.bind(boss, workers, settings.bindAddress(), settings.tls().port(),
                     plain.withTls(tlsContext, settings.tls().handshakeTimeout().toMillis()), acceptLimit);

@@ -24,6 +24,7 @@ import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
 import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.fleetpipe.teltonika.server.tls.ClientCertificates;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoginHandler.class);
     private static final String NEW_IMEI_LIMIT = "new-imei-limit";
+    private static final String CERTIFICATE_MISMATCH = "certificate-mismatch";
 
     private final boolean luhnCheck;
     private final long readIdleMillis;
@@ -92,6 +94,14 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         Channel channel = ctx.channel();
+        String certified = ClientCertificates.commonName(channel);
+        if (certified != null && !certified.equals(imei.value())) {
+            // The certificate vouches for one device only (TLS_CLIENT_AUTH); nothing is asked of Redis.
+            refuse(ctx, session, CERTIFICATE_MISMATCH, imei.value(), "the client certificate's CN is "
+                    + (certified.isEmpty() ? "missing or not single" : ClientCertificates.shown(certified))
+                    + ", not the IMEI of the login");
+            return;
+        }
         InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         admission.refusal(imei).thenCompose(refusal -> refusal != null ? CompletableFuture.completedFuture(refusal)
                 : newImeis.admits(address, imei).thenApply(admitted -> admitted ? null : NEW_IMEI_LIMIT))
