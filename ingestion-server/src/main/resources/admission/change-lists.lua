@@ -1,5 +1,6 @@
 -- Adds IMEIs to or removes them from the allow- or deny-list in one step; a newly denied device
 -- that is connected is cut off: its owner instance hears 'deny <imei>' on its events channel.
+-- One taken off the allow-list: its owner hears 'revoke <imei>' and, in allow-list mode, cuts it off.
 -- Returns the number of IMEIs whose membership changed.
 -- KEYS[1] the list (set), KEYS[2] connections registry hash
 -- ARGV[1] 'add' | 'remove', ARGV[2] '1' when the list is the deny-list, ARGV[3] events prefix,
@@ -16,7 +17,14 @@ for i = 4, #ARGV do
       end
     end
   else
-    changed = changed + redis.call('SREM', KEYS[1], imei)
+    local removed = redis.call('SREM', KEYS[1], imei)
+    changed = changed + removed
+    if removed == 1 and ARGV[2] == '0' then
+      local owner = redis.call('HGET', KEYS[2], imei)
+      if owner then
+        redis.call('PUBLISH', ARGV[3] .. owner, 'revoke ' .. imei)
+      end
+    end
   end
 end
 return changed

@@ -7,7 +7,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,12 +30,12 @@ import org.fleetpipe.teltonika.registry.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
-import org.fleetpipe.teltonika.server.admission.DenyListener;
-import org.fleetpipe.teltonika.server.admission.DenySweeper;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RedisAdmission;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
+import org.fleetpipe.teltonika.server.admission.RevocationListener;
+import org.fleetpipe.teltonika.server.admission.RevocationSweeper;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
@@ -128,7 +127,7 @@ public final class IngestionServer implements AutoCloseable {
     private DeviceRateLimits deviceRates;
     private StreamHealth streamHealth;
     private volatile boolean redisAnswered = true;
-    private DenySweeper denySweeper;
+    private RevocationSweeper revocationSweeper;
     private Purger purger;
     private JanitorTicker janitor;
     private EventLoopGroup boss;
@@ -209,11 +208,14 @@ public final class IngestionServer implements AutoCloseable {
         commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics, pendingCalls,
                 new UnsolicitedMessages(settings.hostile().maxDeviceMessagesPerMinute(),
                         settings.hostile().maxDeviceMessageTextBytes()));
+        RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
+        RevocationListener revocations = new RevocationListener(sessions, admission);
         events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
                 "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
                 "reply", replies::finished,
-                "deny", new DenyListener(sessions, async, keys),
+                "deny", revocations,
+                "revoke", revocations,
                 // The marker is the order; the message only saves waiting for the next renewal.
                 "shutdown", requested -> heartbeat.renewSoon()));
         events.listen(id);
@@ -257,7 +259,6 @@ public final class IngestionServer implements AutoCloseable {
                 settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(),
                 settings.hostile().deadLetterUnauthenticatedBytes(), metrics),
                 settings.hostile().deadLettersPerSecond(), settings.hostile().deadLettersPerAddressPerMinute(), metrics);
-        RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
         // In allow-list mode every IMEI that gets in was vetted: nothing new to limit.
         NewImeiLimit newImeis = settings.admission() == AdmissionMode.OPEN
                 ? new NewImeiLimit(settings.hostile().maxNewImeisPerAddressPerMinute(), NewImeiLimit.knownIn(async, keys))
@@ -276,8 +277,8 @@ public final class IngestionServer implements AutoCloseable {
         CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
         queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redisCommandTimeout(), registry,
                 streamHealth);
-        denySweeper = new DenySweeper(sessions, async, keys, settings.denySweepInterval(),
-                settings.redisCommandTimeout());
+        revocationSweeper = new RevocationSweeper(sessions, async, keys, settings.admission(),
+                settings.denySweepInterval(), settings.redisCommandTimeout());
         purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redisCommandTimeout());
         List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory, new RemoteShutdown(async, keys)),
                 new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
@@ -311,8 +312,7 @@ public final class IngestionServer implements AutoCloseable {
                 : null;
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain, acceptLimit);
         if (settings.tls().enabled()) {
-            tlsContext = new ReloadingSslContext(Path.of(settings.tls().certFile()), Path.of(settings.tls().keyFile()),
-                    settings.tls().reloadCheck());
+            tlsContext = new ReloadingSslContext(settings.tls());
             // The same caps across both ports: a device address counts once whichever it uses.
             tlsAddress = tlsTcp.bind(boss, workers, settings.bindAddress(), settings.tls().port(),
                     plain.withTls(tlsContext, settings.tls().handshakeTimeout().toMillis()), acceptLimit);
@@ -350,7 +350,7 @@ public final class IngestionServer implements AutoCloseable {
         commands.start();
         streamRetention.start();
         queueHealth.start();
-        denySweeper.start();
+        revocationSweeper.start();
         purger.start();
         janitor.start();
         LOG.info("ready: instance={} tcp={} tls={} udp={} http={} health={} redis={} transport={}", id, tcpAddress,
@@ -437,8 +437,8 @@ public final class IngestionServer implements AutoCloseable {
         if (commands != null) {
             commands.close();
         }
-        if (denySweeper != null) {
-            denySweeper.close();
+        if (revocationSweeper != null) {
+            revocationSweeper.close();
         }
         if (queueHealth != null) {
             queueHealth.close();

@@ -16,10 +16,14 @@ import java.util.Map;
  * @param duration  stop after this long (0 = never)
  * @param maxEntries stop after this many entries (0 = never)
  * @param jsonLines print every entry as one JSON object per line on stdout (progress goes to stderr)
+ * @param maxDeliveries an entry the handler failed on after the group delivered it this often is
+ *                  moved to {@code deadLetterStream} and acknowledged
+ * @param deadLetterStream where such entries go (default {@code dlq:consumer:<group>})
  */
 public record ConsumerOptions(String redisUrl, String stream, String group, String consumer, String from, int count,
                               Duration block, Duration claimIdle, Duration progress, Duration untilIdle,
-                              Duration duration, long maxEntries, boolean jsonLines) {
+                              Duration duration, long maxEntries, boolean jsonLines, int maxDeliveries,
+                              String deadLetterStream) {
 
     static final String USAGE = """
             usage: java -jar reference-consumer.jar [options]
@@ -36,6 +40,8 @@ public record ConsumerOptions(String redisUrl, String stream, String group, Stri
               --duration DURATION  stop after this long (default: never)
               --max-entries N      stop after this many entries (default: never)
               --output progress|jsonl  jsonl: every entry as a JSON line on stdout (default progress)
+              --max-deliveries N   an entry the handler failed on after N deliveries is dead-lettered and acknowledged (default 5)
+              --dead-letter-stream NAME  where such entries go (default dlq:consumer:<group>; put REDIS_NAMESPACE in front if the server has one)
             Durations: 500ms, 2s, 5m, 1h.""";
 
     /** Parses {@code args}; {@code env} supplies REDIS_URL. */
@@ -53,6 +59,8 @@ public record ConsumerOptions(String redisUrl, String stream, String group, Stri
         Duration duration = Duration.ZERO;
         long maxEntries = 0;
         boolean jsonLines = false;
+        int maxDeliveries = 5;
+        String deadLetterStream = null;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             if (name.equals("--help") || name.equals("-h")) {
@@ -80,6 +88,8 @@ public record ConsumerOptions(String redisUrl, String stream, String group, Stri
                 case "--until-idle" -> untilIdle = duration(name, value);
                 case "--duration" -> duration = duration(name, value);
                 case "--max-entries" -> maxEntries = positive(name, value, Long.MAX_VALUE);
+                case "--max-deliveries" -> maxDeliveries = (int) positive(name, value, 1_000);
+                case "--dead-letter-stream" -> deadLetterStream = value;
                 case "--output" -> {
                     if (!value.equals("progress") && !value.equals("jsonl")) {
                         throw new IllegalArgumentException("--output must be progress or jsonl, got " + value);
@@ -93,8 +103,14 @@ public record ConsumerOptions(String redisUrl, String stream, String group, Stri
             // BLOCK 0 waits forever: the consumer would never get to reclaim or to stop.
             throw new IllegalArgumentException("--block must be more than 0");
         }
+        if (deadLetterStream == null) {
+            deadLetterStream = "dlq:consumer:" + group;
+        }
+        if (deadLetterStream.equals(stream)) {
+            throw new IllegalArgumentException("--dead-letter-stream must not be the stream read (" + stream + ")");
+        }
         return new ConsumerOptions(redisUrl, stream, group, consumer, from, count, block, claimIdle, progress,
-                untilIdle, duration, maxEntries, jsonLines);
+                untilIdle, duration, maxEntries, jsonLines, maxDeliveries, deadLetterStream);
     }
 
     private static long positive(String name, String value, long max) {

@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  * should: create the group if it is missing; first finish what this consumer was given before it
  * last stopped (a crash between reading and XACK); then read new entries with XREADGROUP,
  * handle them and acknowledge them with XACK; and now and then take over (XAUTOCLAIM) entries
- * that another consumer of the group was given and never acknowledged, because it died.
+ * that another consumer of the group was given and never acknowledged, because it died. An entry
+ * the handler failed on after {@code --max-deliveries} deliveries goes to a dead-letter stream and
+ * is acknowledged ({@link DeadLetterStream}), so it cannot hold the group back forever.
  * The ingestion server keeps every entry until each group acknowledged it, so nothing is lost
  * while a consumer is down; it stops acknowledging devices when the groups fall too far behind.
  */
@@ -33,12 +35,14 @@ public final class TelemetryConsumer {
     private final EntryHandler handler;
     private final PrintStream progressOut;
     private final Consumer<String> me;
+    private final DeadLetterStream deadLetters;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopped;
     private long read;
     private long acked;
     private long claimed;
     private long failed;
+    private long deadLettered;
     private long gone;
     private String lastId = "";
 
@@ -49,6 +53,7 @@ public final class TelemetryConsumer {
         this.handler = handler;
         this.progressOut = progressOut;
         this.me = Consumer.from(options.group(), options.consumer());
+        this.deadLetters = new DeadLetterStream(redis, options);
     }
 
     /** Reads until stopped, or until --duration, --max-entries or --until-idle says. */
@@ -107,7 +112,7 @@ public final class TelemetryConsumer {
     }
 
     public ConsumerTotals totals() {
-        return new ConsumerTotals(read, acked, claimed, failed, gone, lastId);
+        return new ConsumerTotals(read, acked, claimed, failed, deadLettered, gone, lastId);
     }
 
     private boolean limitReached(long startedAt) {
@@ -167,7 +172,9 @@ public final class TelemetryConsumer {
                 done.add(entry.getId());
             } catch (Exception e) {
                 failed++;
-                progressOut.printf("entry %s not handled, left unacknowledged: %s%n", entry.getId(), e);
+                if (giveUp(entry, e)) {
+                    done.add(entry.getId());
+                }
             }
             lastId = entry.getId();
         }
@@ -176,10 +183,29 @@ public final class TelemetryConsumer {
         }
     }
 
+    /**
+     * After the handler threw on {@code entry}: true once the group delivered it --max-deliveries
+     * times and it is in the dead-letter stream (to be acknowledged), else false (tried again after
+     * --claim-idle).
+     */
+    private boolean giveUp(StreamMessage<String, String> entry, Exception error) {
+        long deliveries = deadLetters.deliveries(entry.getId());
+        if (!deadLetters.exhausted(deliveries)) {
+            progressOut.printf("entry %s not handled (delivery %d of at most %d), left unacknowledged: %s%n",
+                    entry.getId(), deliveries, options.maxDeliveries(), error);
+            return false;
+        }
+        deadLetters.add(entry, deliveries, error);
+        deadLettered++;
+        progressOut.printf("entry %s not handled after %d deliveries: moved to %s and acknowledged: %s%n",
+                entry.getId(), deliveries, options.deadLetterStream(), error);
+        return true;
+    }
+
     private void progress(String what, double ratePerSecond) {
-        progressOut.printf("%s: group=%s consumer=%s read=%d acked=%d claimed=%d failed=%d gone=%d%s last=%s%s%n", what,
-                options.group(), options.consumer(), read, acked, claimed, failed, gone,
-                ratePerSecond >= 0 ? String.format(" rate=%.0f/s", ratePerSecond) : "",
+        progressOut.printf("%s: group=%s consumer=%s read=%d acked=%d claimed=%d failed=%d dead-lettered=%d gone=%d%s"
+                + " last=%s%s%n", what, options.group(), options.consumer(), read, acked, claimed, failed, deadLettered,
+                gone, ratePerSecond >= 0 ? String.format(" rate=%.0f/s", ratePerSecond) : "",
                 lastId.isEmpty() ? "-" : lastId, groupLag());
     }
 

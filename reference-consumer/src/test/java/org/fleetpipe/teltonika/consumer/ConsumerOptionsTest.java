@@ -29,11 +29,23 @@ class ConsumerOptionsTest {
         ConsumerOptions o = ConsumerOptions.parse(new String[] {"--redis-url", "redis://x:2", "--stream", "ns:telemetry",
                 "--group", "g", "--consumer", "c", "--from", "$", "--count", "10", "--block", "500ms", "--claim-idle",
                 "5m", "--progress", "0", "--until-idle", "3s", "--duration", "1h", "--max-entries", "7", "--output",
-                "jsonl"}, Map.of());
+                "jsonl", "--max-deliveries", "3", "--dead-letter-stream", "ns:dlq:consumer:g"}, Map.of());
 
         assertThat(o).isEqualTo(new ConsumerOptions("redis://x:2", "ns:telemetry", "g", "c", "$", 10,
                 Duration.ofMillis(500), Duration.ofMinutes(5), Duration.ZERO, Duration.ofSeconds(3), Duration.ofHours(1),
-                7, true));
+                7, true, 3, "ns:dlq:consumer:g"));
+    }
+
+    @Test
+    void deadLetters_byDefaultAfterFiveDeliveries_inAStreamNamedForTheGroup() {
+        ConsumerOptions o = ConsumerOptions.parse(new String[] {"--group", "billing"}, Map.of());
+
+        assertThat(o.maxDeliveries()).isEqualTo(5);
+        assertThat(o.deadLetterStream()).isEqualTo("dlq:consumer:billing");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--max-deliveries", "0"}, Map.of()))
+                .hasMessageContaining("--max-deliveries must be a whole number from 1 to 1000");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--dead-letter-stream", "telemetry"}, Map.of()))
+                .hasMessageContaining("--dead-letter-stream must not be the stream read");
     }
 
     @Test

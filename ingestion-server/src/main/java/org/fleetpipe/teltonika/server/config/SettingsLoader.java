@@ -313,7 +313,19 @@ public final class SettingsLoader {
             throw refuse(c, "tls.port", "needs TLS_CERT_FILE (" + ROOT + ".tls.cert-file) and TLS_KEY_FILE ("
                     + ROOT + ".tls.key-file)");
         }
-        return new TlsSettings(port, cert, key, positive(c, "tls.handshake-timeout"), positive(c, "tls.reload-check"));
+        TlsClientAuth clientAuth = TlsClientAuth.of(oneOf(c, "tls.client-auth", TlsClientAuth.NONE.label(),
+                TlsClientAuth.OPTIONAL.label(), TlsClientAuth.REQUIRE.label()));
+        String clientCa = string(c, "tls.client-ca-file").trim();
+        if (clientAuth != TlsClientAuth.NONE && clientCa.isEmpty()) {
+            throw refuse(c, "tls.client-auth", "needs TLS_CLIENT_CA_FILE (" + ROOT + ".tls.client-ca-file), the PEM"
+                    + " certificates the devices' certificates chain to");
+        }
+        if (clientAuth != TlsClientAuth.NONE && port == 0) {
+            throw refuse(c, "tls.client-auth", "needs TLS_PORT (" + ROOT + ".tls.port): client certificates are"
+                    + " asked for on the TLS port only");
+        }
+        return new TlsSettings(port, cert, key, positive(c, "tls.handshake-timeout"), positive(c, "tls.reload-check"),
+                clientAuth, clientCa);
     }
 
     private static StreamRetentionSettings retention(Config c) {

@@ -15,6 +15,7 @@ public enum DisconnectReason {
     ADDRESS_LIMIT("address-limit"),
     PRE_LOGIN_LIMIT("pre-login-limit"),
     DENIED("denied"),
+    NOT_ALLOWED("not-allowed"),
     DUPLICATE_LOGIN("duplicate-login"),
     TAKEN_OVER("taken-over"),
     IO_ERROR("io-error"),

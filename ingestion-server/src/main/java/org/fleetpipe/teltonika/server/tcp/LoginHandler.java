@@ -24,6 +24,7 @@ import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
 import org.fleetpipe.teltonika.server.session.SessionTable;
+import org.fleetpipe.teltonika.server.tls.ClientCertificates;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoginHandler.class);
     private static final String NEW_IMEI_LIMIT = "new-imei-limit";
+    private static final String CERTIFICATE_MISMATCH = "certificate-mismatch";
 
     private final boolean luhnCheck;
     private final long readIdleMillis;
@@ -92,6 +94,14 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         Channel channel = ctx.channel();
+        String certified = ClientCertificates.commonName(channel);
+        if (certified != null && !certified.equals(imei.value())) {
+            // The certificate vouches for one device only (TLS_CLIENT_AUTH); nothing is asked of Redis.
+            refuse(ctx, session, CERTIFICATE_MISMATCH, imei.value(), "the client certificate's CN is "
+                    + (certified.isEmpty() ? "missing or not single" : ClientCertificates.shown(certified))
+                    + ", not the IMEI of the login");
+            return;
+        }
         InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         admission.refusal(imei).thenCompose(refusal -> refusal != null ? CompletableFuture.completedFuture(refusal)
                 : newImeis.admits(address, imei).thenApply(admitted -> admitted ? null : NEW_IMEI_LIMIT))
@@ -127,16 +137,16 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         CompletableFuture<String> claim = registry.claim(imei, String.valueOf(session.remote()),
                 channel.id().asLongText()).toCompletableFuture();
         // Asked again right behind the claim, on the same Redis connection, so Redis answers it after
-        // the claim: a deny stored between the first lookup and the claim shows here. One stored after
-        // the claim finds the registry naming this instance, and its 'deny' message finds this session
-        // (registered above). DenySweeper covers what slips through (a lost message, a claim re-sent
-        // after NOSCRIPT).
+        // the claim: a deny (or an allow-list removal) stored between the first lookup and the claim
+        // shows here. One stored after the claim finds the registry naming this instance, and its
+        // 'deny' or 'revoke' message finds this session (registered above). RevocationSweeper covers
+        // what slips through (a lost message, a claim re-sent after NOSCRIPT).
         CompletableFuture<String> recheck = admission.refusal(imei).toCompletableFuture();
         claim.whenComplete((previous, error) -> recheck.whenComplete((refusal, recheckError) ->
                 channel.eventLoop().execute(() -> {
                     if (recheckError != null) {
                         // The first lookup admitted it; this one only closes a narrow race, which
-                        // DenySweeper covers too, so a failure here does not refuse the device.
+                        // RevocationSweeper covers too, so a failure here does not refuse the device.
                         metrics.redisError("admission-recheck");
                         LOG.debug("admission re-check failed imei={}: {}", imei.value(), recheckError.toString());
                     }

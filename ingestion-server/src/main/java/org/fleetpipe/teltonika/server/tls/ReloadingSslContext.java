@@ -1,8 +1,10 @@
 package org.fleetpipe.teltonika.server.tls;
 
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,34 +15,53 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.registry.BackgroundThreads;
+import org.fleetpipe.teltonika.server.config.TlsClientAuth;
+import org.fleetpipe.teltonika.server.config.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The device TLS context, rebuilt when the certificate or key file changes (Kubernetes rotates
  * secret files in place). New connections use the newest context; existing sessions keep theirs.
- * A file that does not load keeps the previous context, with a warning.
+ * A file that does not load keeps the previous context, with a warning. The negotiation rules are
+ * {@link TlsPolicy}'s; with {@code TLS_CLIENT_AUTH} the devices' certificates must chain to the
+ * trust anchors of {@code TLS_CLIENT_CA_FILE}, reloaded the same way.
  */
 public final class ReloadingSslContext implements Supplier<SslContext>, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReloadingSslContext.class);
 
+    static {
+        // Before the first server handshake can start: no context of this listener exists before this.
+        TlsPolicy.refuseClientRenegotiation();
+    }
+
     private final Path certFile;
     private final Path keyFile;
+    private final TlsClientAuth clientAuth;
+    private final Path clientCaFile;
     private final AtomicReference<SslContext> current = new AtomicReference<>();
     private final ScheduledExecutorService thread;
     private volatile String loadedStamp;
 
     /** Loads at once; a bad certificate or key stops the start with the reason. */
-    public ReloadingSslContext(Path certFile, Path keyFile, Duration checkEvery) {
-        this.certFile = certFile;
-        this.keyFile = keyFile;
+    public ReloadingSslContext(TlsSettings settings) {
+        this.certFile = Path.of(settings.certFile());
+        this.keyFile = Path.of(settings.keyFile());
+        this.clientAuth = settings.clientAuth();
+        this.clientCaFile = clientAuth == TlsClientAuth.NONE ? null : Path.of(settings.clientCaFile());
+        Duration checkEvery = settings.reloadCheck();
         try {
             current.set(build());
             loadedStamp = stamp();
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalStateException("TLS certificate or key cannot be used (TLS_CERT_FILE=" + certFile
-                    + ", TLS_KEY_FILE=" + keyFile + "): " + e.getMessage(), e);
+            throw new IllegalStateException("TLS certificate, key or client CA cannot be used (TLS_CERT_FILE="
+                    + certFile + ", TLS_KEY_FILE=" + keyFile + (clientCaFile == null ? ""
+                    : ", TLS_CLIENT_CA_FILE=" + clientCaFile) + "): " + e.getMessage(), e);
+        }
+        if (clientCaFile != null) {
+            LOG.info("TLS client certificates: {} (TLS_CLIENT_AUTH), chaining to {}; a device presenting one logs in"
+                    + " only as the IMEI that is its subject's CN", clientAuth.label(), clientCaFile);
         }
         this.thread = BackgroundThreads.single("tls-reload");
         thread.scheduleWithFixedDelay(this::reloadIfChanged, checkEvery.toMillis(), checkEvery.toMillis(),
@@ -60,7 +81,8 @@ public final class ReloadingSslContext implements Supplier<SslContext>, AutoClos
             }
             current.set(build());
             loadedStamp = stamp;
-            LOG.info("TLS certificate reloaded from {}: new connections use it, existing ones keep theirs", certFile);
+            LOG.info("TLS certificate{} reloaded from {}: new connections use it, existing ones keep theirs",
+                    clientCaFile == null ? "" : " and client CA", certFile);
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
             LOG.warn("TLS certificate change could not be loaded, keeping the previous one: {}", e.getMessage());
         }
@@ -69,17 +91,23 @@ public final class ReloadingSslContext implements Supplier<SslContext>, AutoClos
     /** Content-based, so an in-place rewrite with the same modification time is seen too. */
     private String stamp() throws IOException {
         return java.util.Arrays.hashCode(Files.readAllBytes(certFile)) + ":"
-                + java.util.Arrays.hashCode(Files.readAllBytes(keyFile));
+                + java.util.Arrays.hashCode(Files.readAllBytes(keyFile)) + ":"
+                + (clientCaFile == null ? 0 : java.util.Arrays.hashCode(Files.readAllBytes(clientCaFile)));
     }
 
     private SslContext build() throws IOException, GeneralSecurityException {
         java.security.PrivateKey key = PemFiles.privateKey(keyFile);
         java.security.cert.X509Certificate[] chain = PemFiles.certificates(certFile);
         matching(key, chain[0]);
-        return SslContextBuilder.forServer(key, chain)
+        SslContextBuilder builder = SslContextBuilder.forServer(key, chain)
                 .sslProvider(SslProvider.JDK)
-                .protocols("TLSv1.3", "TLSv1.2")
-                .build();
+                .protocols(TlsPolicy.PROTOCOLS)
+                .ciphers(TlsPolicy.cipherSuites(), SupportedCipherSuiteFilter.INSTANCE);
+        if (clientCaFile != null) {
+            builder.trustManager(PemFiles.certificates(clientCaFile))
+                    .clientAuth(clientAuth == TlsClientAuth.REQUIRE ? ClientAuth.REQUIRE : ClientAuth.OPTIONAL);
+        }
+        return builder.build();
     }
 
     /**

@@ -157,6 +157,66 @@ class AdmissionIT {
     }
 
     @Test
+    void removingAConnectedDeviceFromTheAllowList_onTheOtherReplica_cutsItOffWithinSeconds() throws Exception {
+        IngestionServer a = server(Map.of("admission.mode", "allow-list"));
+        IngestionServer b = server(Map.of("admission.mode", "allow-list"));
+        api(b, "POST", "/api/v1/admission/allowed", "{\"add\":[\"" + IMEI + "\",\"" + TestImeis.OTHER + "\"]}");
+        assertThat(login(a, IMEI)).isEqualTo(1);
+        assertThat(login(a, TestImeis.OTHER)).isEqualTo(1);
+        DeviceClient removed = devices.get(0);
+        DeviceClient kept = devices.get(1);
+
+        api(b, "DELETE", "/api/v1/admission/allowed/" + IMEI, null);
+
+        await().atMost(Duration.ofSeconds(5)).until(removed::closedByServer);
+        assertThat(kept.closedByServer()).isFalse();
+        assertThat(login(b, IMEI)).isZero();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(metrics(a)).containsPattern(
+                "(?m)^teltonika_connections_closed_total\\{reason=\"not-allowed\"} 1\\.0$"));
+    }
+
+    @Test
+    void anAllowListRemovalMadeInRedisDirectly_isFoundByThePeriodicCheck() throws Exception {
+        IngestionServer a = server(Map.of("admission.mode", "allow-list", "admission.deny-sweep-interval", "300ms"));
+        api(a, "POST", "/api/v1/admission/allowed", "{\"add\":[\"" + IMEI + "\",\"" + TestImeis.OTHER + "\"]}");
+        assertThat(login(a, IMEI)).isEqualTo(1);
+        assertThat(login(a, TestImeis.OTHER)).isEqualTo(1);
+        DeviceClient removed = devices.get(0);
+        DeviceClient kept = devices.get(1);
+
+        // Straight out of the set: no 'revoke' message.
+        try (var connection = redis.client().connect()) {
+            connection.sync().srem("devices:allowed", IMEI);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(removed::closedByServer);
+        assertThat(kept.closedByServer()).isFalse();
+    }
+
+    @Test
+    void inOpenMode_removingFromTheAllowList_leavesTheDeviceConnected() throws Exception {
+        IngestionServer a = server(Map.of());
+        api(a, "PUT", "/api/v1/admission/allowed/" + IMEI, null);
+        assertThat(login(a, IMEI)).isEqualTo(1);
+        assertThat(login(a, TestImeis.OTHER)).isEqualTo(1);
+        DeviceClient unlisted = devices.get(0);
+        DeviceClient denied = devices.get(1);
+
+        api(a, "DELETE", "/api/v1/admission/allowed/" + IMEI, null);
+        // Published after the 'revoke' on the same channel and checked on the same Redis connection:
+        // once the denied device is cut off, the 'revoke' was handled too.
+        api(a, "PUT", "/api/v1/admission/denied/" + TestImeis.OTHER, null);
+
+        await().atMost(Duration.ofSeconds(5)).until(denied::closedByServer);
+        assertThat(unlisted.closedByServer(500)).isFalse();
+    }
+
+    private String metrics(IngestionServer server) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpAddress().getPort()
+                + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @Test
     void udpDatagramOfADeniedImei_isNotAckedNorStored() throws Exception {
         IngestionServer a = server(Map.of("udp-port", freeUdpPort()));
         api(a, "PUT", "/api/v1/admission/denied/" + TestImeis.OTHER, null);

@@ -232,12 +232,33 @@ class SettingsLoaderTest {
             "REDIS_URL | http://user:secret@redis:6379 | REDIS_URL=<hidden> (teltonika.server.redis.url): must start"
                     + " with redis://, rediss:// or redis-sentinel://",
             "TLS_PORT | 6000 | TLS_PORT=6000 (teltonika.server.tls.port): needs TLS_CERT_FILE"
-                    + " (teltonika.server.tls.cert-file) and TLS_KEY_FILE (teltonika.server.tls.key-file)"})
+                    + " (teltonika.server.tls.cert-file) and TLS_KEY_FILE (teltonika.server.tls.key-file)",
+            "TLS_CLIENT_AUTH | maybe | TLS_CLIENT_AUTH=maybe (teltonika.server.tls.client-auth): must be one of none,"
+                    + " optional, require (any case)",
+            "TLS_CLIENT_AUTH | require | TLS_CLIENT_AUTH=require (teltonika.server.tls.client-auth): needs"
+                    + " TLS_CLIENT_CA_FILE (teltonika.server.tls.client-ca-file), the PEM certificates the devices'"
+                    + " certificates chain to"})
     void load_whenEnvironmentVariableBad_thenOneLineNamesTheVariableTheValueAndTheKey(String variable, String value,
             String expected) {
         assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of(variable, value), Map.of()))
                 .isInstanceOf(SettingsException.class)
                 .hasMessage(expected);
+    }
+
+    @Test
+    void load_whenTlsClientAuthWithoutTheTlsPort_thenRefused_elseTheModeAndTheTrustAnchors() {
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("TLS_CLIENT_AUTH", "optional",
+                "TLS_CLIENT_CA_FILE", "/ca.pem"), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessage("TLS_CLIENT_AUTH=optional (teltonika.server.tls.client-auth): needs TLS_PORT"
+                        + " (teltonika.server.tls.port): client certificates are asked for on the TLS port only");
+        TlsSettings tls = SettingsLoader.loadWithEnvironment(Map.of("TLS_CLIENT_AUTH", "Require",
+                "TLS_CLIENT_CA_FILE", "/ca.pem", "TLS_PORT", "6000", "TLS_CERT_FILE", "/c.pem", "TLS_KEY_FILE",
+                "/k.pem"), Map.of()).tls();
+        assertThat(tls.clientAuth()).isEqualTo(TlsClientAuth.REQUIRE);
+        assertThat(tls.clientCaFile()).isEqualTo("/ca.pem");
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of(), Map.of()).tls().clientAuth()).as("the default")
+                .isEqualTo(TlsClientAuth.NONE);
     }
 
     @Test

@@ -25,8 +25,8 @@ import org.fleetpipe.teltonika.server.http.ApiRoute;
  * The device lists: {@code GET /api/v1/admission} (mode and sizes),
  * {@code PUT|DELETE /api/v1/admission/{allowed|denied}/{imei}}, and
  * {@code POST /api/v1/admission/{allowed|denied}} with {@code {"add": [...], "remove": [...]}} for
- * thousands at once. Changes apply at the next login on every replica; denying a connected device
- * cuts it off wherever it is.
+ * thousands at once. Changes apply at the next login on every replica; denying a connected device,
+ * or taking it off the allow-list in allow-list mode, cuts it off wherever it is.
  */
 public final class AdmissionRoutes implements ApiRoute {
 

@@ -4,8 +4,11 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.netty.channel.Channel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -13,38 +16,40 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.fleetpipe.teltonika.registry.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.server.session.DisconnectReason;
-import org.fleetpipe.teltonika.server.session.Disconnector;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Periodically closes connections held here whose IMEI is on {@code devices:denied}. The 'deny'
- * message that normally cuts such a device off is a hint and can be lost (this instance's pub/sub
- * connection was down when it was published). The check asks for the IMEIs held here, a chunk per
- * SMISMEMBER, so its cost follows the connections held, not the size of the deny-list.
+ * Periodically closes connections held here whose IMEI is on {@code devices:denied} or, with
+ * {@code DEVICE_ADMISSION=allow-list}, no longer on {@code devices:allowed}. The 'deny' or
+ * 'revoke' message that normally cuts such a device off is a hint and can be lost (this instance's
+ * pub/sub connection was down when it was published), and a change made in Redis directly sends
+ * none. The check asks for the IMEIs held here, a chunk per SMISMEMBER, so its cost follows the
+ * connections held, not the size of the lists.
  */
-public final class DenySweeper implements AutoCloseable {
+public final class RevocationSweeper implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DenySweeper.class);
+    private static final Logger LOG = LoggerFactory.getLogger(RevocationSweeper.class);
     static final int CHUNK = 1000;
 
     private final SessionTable sessions;
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final AdmissionMode mode;
     private final Duration interval;
     private final Duration timeout;
     private final ScheduledExecutorService thread;
 
-    public DenySweeper(SessionTable sessions, RedisAsyncCommands<String, String> redis, RedisKeys keys,
-                       Duration interval, Duration timeout) {
+    public RevocationSweeper(SessionTable sessions, RedisAsyncCommands<String, String> redis, RedisKeys keys,
+                             AdmissionMode mode, Duration interval, Duration timeout) {
         this.sessions = sessions;
         this.redis = redis;
         this.keys = keys;
+        this.mode = mode;
         this.interval = interval;
         this.timeout = timeout;
-        this.thread = BackgroundThreads.single("deny-sweep");
+        this.thread = BackgroundThreads.single("revocation-sweep");
     }
 
     /** Starts the periodic check; the first one comes after a random part of the interval. */
@@ -58,12 +63,13 @@ public final class DenySweeper implements AutoCloseable {
         try {
             int closed = sweep();
             if (closed > 0) {
-                LOG.warn("closed {} connection(s) of devices on devices:denied that no deny message had cut off",
-                        closed);
+                LOG.warn("closed {} connection(s) of devices on devices:denied{} that no message had cut off", closed,
+                        mode == AdmissionMode.ALLOW_LIST ? " or off devices:allowed" : "");
             }
         } catch (RuntimeException e) {
             if (!thread.isShutdown()) {
-                LOG.warn("deny-list check failed; next try in {} s: {}", interval.toSeconds(), e.toString());
+                LOG.warn("admission check of the connected devices failed; next try in {} s: {}",
+                        interval.toSeconds(), e.toString());
             }
         }
     }
@@ -78,12 +84,18 @@ public final class DenySweeper implements AutoCloseable {
             for (int i = 0; i < imeis.length; i++) {
                 imeis[i] = chunk.get(i).getKey().value();
             }
-            List<Boolean> denied = Blocking.await(redis.smismember(keys.deniedDevices(), imeis), timeout);
+            // Both asked before either answer is awaited: one round trip.
+            CompletionStage<List<Boolean>> deniedAnswer = redis.smismember(keys.deniedDevices(), imeis);
+            CompletionStage<List<Boolean>> allowedAnswer = mode == AdmissionMode.ALLOW_LIST
+                    ? redis.smismember(keys.allowedDevices(), imeis)
+                    : CompletableFuture.completedFuture(Collections.nCopies(imeis.length, true));
+            List<Boolean> denied = Blocking.await(deniedAnswer, timeout);
+            List<Boolean> allowed = Blocking.await(allowedAnswer, timeout);
             for (int i = 0; i < imeis.length; i++) {
                 Channel channel = chunk.get(i).getValue();
-                if (denied.get(i) && channel.isActive() && sessions.channelOf(chunk.get(i).getKey()) == channel) {
-                    channel.eventLoop().execute(() -> Disconnector.close(channel, DisconnectReason.DENIED,
-                            "the IMEI is on devices:denied (found by the periodic check)"));
+                String refusal = denied.get(i) ? "denied" : allowed.get(i) ? null : "not-allowed";
+                if (refusal != null && channel.isActive() && sessions.channelOf(chunk.get(i).getKey()) == channel
+                        && Revocation.close(channel, refusal, "by the periodic check")) {
                     closed++;
                 }
             }
