@@ -1,15 +1,16 @@
 package org.fleetpipe.teltonika.server.config;
 
 import java.time.Duration;
+import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 
 /**
  * The bounds that keep a host without credentials (or a misbehaving device) from hurting the other
  * devices or the shared Redis; SECURITY.md names the attack each one answers.
  *
  * @param maxPreLoginConnections            connections accepted and not logged in yet, in all
- * @param maxPreLoginConnectionsPerAddress  ... per source address; 0 = no per-address cap
- * @param maxNewImeisPerAddressPerMinute    IMEIs new to the fleet that one source address may bring
- *                                          in per minute (open mode); 0 = no limit
+ * @param maxPreLoginConnectionsPerAddress  ... per source network (/24, /64); 0 = no per-network cap
+ * @param maxNewImeisPerAddressPerMinute    IMEIs new to the fleet that one source network (/24, /64)
+ *                                          may bring in per minute (open mode); 0 = no limit
  * @param deviceInfoTtlBeforeRecords        lifetime of device:info:{imei} until the device stored a record
  * @param deadLettersPerSecond              frames stored in dlq:frames per second, in all
  * @param deadLettersPerAddressPerMinute    ... per source address and minute
@@ -21,6 +22,11 @@ import java.time.Duration;
  * @param maxDeviceMessageTextBytes         characters of a device message's text that are stored
  * @param maxAcceptsPerSecond               connections accepted per second by this instance, all
  *                                          device listeners together; 0 = no cap
+ * @param maxAcceptsPerNetworkPerSecond     ... from one source network (/24, /64); more are closed at
+ *                                          accept; 0 = no per-network share
+ * @param udpAdmission                      which IMEIs may send over UDP in open admission mode
+ * @param maxUdpRecordsPerSecond            records this instance stores from UDP per second, all
+ *                                          sources together; 0 = no cap
  */
 public record HostileClientLimits(
         int maxPreLoginConnections,
@@ -33,5 +39,8 @@ public record HostileClientLimits(
         int redisRequestQueueSize,
         int maxDeviceMessagesPerMinute,
         int maxDeviceMessageTextBytes,
-        int maxAcceptsPerSecond) {
+        int maxAcceptsPerSecond,
+        int maxAcceptsPerNetworkPerSecond,
+        UdpAdmission udpAdmission,
+        int maxUdpRecordsPerSecond) {
 }
