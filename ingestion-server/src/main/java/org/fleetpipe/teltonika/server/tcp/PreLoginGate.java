@@ -4,6 +4,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
@@ -59,12 +60,16 @@ final class PreLoginGate extends ChannelInboundHandlerAdapter {
      * loop. The place is already taken back; a login that got here first keeps its connection.
      */
     private void evict(ChannelHandlerContext ctx) {
-        ctx.channel().eventLoop().execute(() -> {
-            if (!ctx.isRemoved()) {
-                Disconnector.close(ctx.channel(), DisconnectReason.PRE_LOGIN_EVICTED,
-                        "the oldest connection not logged in, and the pool of them is full: made room for a newer one");
-            }
-        });
+        try {
+            ctx.channel().eventLoop().execute(() -> {
+                if (!ctx.isRemoved()) {
+                    Disconnector.close(ctx.channel(), DisconnectReason.PRE_LOGIN_EVICTED, "the oldest connection "
+                            + "not logged in, and the pool of them is full: made room for a newer one");
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            // Its loop is shutting down and closes it anyway.
+        }
     }
 
     private void leave() {
