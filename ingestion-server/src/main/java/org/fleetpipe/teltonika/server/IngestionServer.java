@@ -8,6 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.IntPredicate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,8 @@ import org.fleetpipe.teltonika.server.admission.RedisAdmission;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.admission.RevocationListener;
 import org.fleetpipe.teltonika.server.admission.RevocationSweeper;
+import org.fleetpipe.teltonika.server.admission.TcpKnownImeis;
+import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
@@ -80,6 +83,7 @@ import org.fleetpipe.teltonika.server.metrics.StreamMetrics;
 import org.fleetpipe.teltonika.server.stream.StreamHealth;
 import org.fleetpipe.teltonika.server.stream.StreamRetention;
 import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
+import org.fleetpipe.teltonika.server.limits.TokenBucket;
 import org.fleetpipe.teltonika.server.tcp.AcceptRateLimit;
 import org.fleetpipe.teltonika.server.tcp.PipelineServices;
 import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
@@ -88,6 +92,7 @@ import org.fleetpipe.teltonika.server.tcp.TcpChannelInitializer;
 import org.fleetpipe.teltonika.server.tcp.TcpServer;
 import org.fleetpipe.teltonika.server.tcp.Transports;
 import org.fleetpipe.teltonika.server.tls.ReloadingSslContext;
+import org.fleetpipe.teltonika.server.udp.UdpAdmissionGate;
 import org.fleetpipe.teltonika.server.udp.UdpPacketHandler;
 import org.fleetpipe.teltonika.server.udp.UdpServer;
 import org.slf4j.Logger;
@@ -291,7 +296,8 @@ public final class IngestionServer implements AutoCloseable {
                 settings.janitor(), janitorMetrics);
         UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()),
                 settings.imeiLuhnCheck(), writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls,
-                admission, newImeis, refusals, deviceRates);
+                udpAdmission(settings, admission, newImeis, async, keys), udpWriteBudget(settings), refusals,
+                deviceRates);
         // Every object that holds a script exists now: load them all before the first device can
         // connect, so no call has to fall back to EVAL (which would go after calls issued meanwhile).
         LuaScript.loadAll(redis.connection().sync());
@@ -308,7 +314,15 @@ public final class IngestionServer implements AutoCloseable {
         }
         TcpChannelInitializer plain = new TcpChannelInitializer(services);
         int acceptsPerSecond = settings.hostile().maxAcceptsPerSecond();
-        AcceptRateLimit acceptLimit = acceptsPerSecond > 0 ? new AcceptRateLimit(acceptsPerSecond, metrics::acceptPaused)
+        int acceptsPerNetwork = settings.hostile().maxAcceptsPerNetworkPerSecond();
+        AcceptRateLimit acceptLimit = acceptsPerSecond > 0 || acceptsPerNetwork > 0
+                ? new AcceptRateLimit(acceptsPerSecond, acceptsPerNetwork, metrics::acceptPaused, remote -> {
+                    metrics.acceptRefusedForNetwork();
+                    refusals.refused("accept/" + RefusalLog.networkKey(remote), "connections closed at accept "
+                            + "remote={} network={}: more than {} new connections per second from its network "
+                            + "(MAX_ACCEPTS_PER_NETWORK_PER_SECOND)", remote, RefusalLog.networkKey(remote),
+                            acceptsPerNetwork);
+                })
                 : null;
         tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain, acceptLimit);
         if (settings.tls().enabled()) {
@@ -356,6 +370,26 @@ public final class IngestionServer implements AutoCloseable {
         LOG.info("ready: instance={} tcp={} tls={} udp={} http={} health={} redis={} transport={}", id, tcpAddress,
                 tlsAddress == null ? "off" : tlsAddress, udpAddress == null ? "off" : udpAddress, httpAddress,
                 healthAddress, redactedRedisUrl(), Transports.name());
+    }
+
+    /** In open mode with UDP_ADMISSION=tcp-known, only IMEIs that logged in over TCP; the allow-list decides otherwise. */
+    private static UdpAdmissionGate udpAdmission(ServerSettings settings, RedisAdmission admission,
+                                                 NewImeiLimit newImeis, RedisAsyncCommands<String, String> async,
+                                                 RedisKeys keys) {
+        boolean tcpKnown = settings.admission() == AdmissionMode.OPEN
+                && settings.hostile().udpAdmission() == UdpAdmission.TCP_KNOWN;
+        return new UdpAdmissionGate(admission,
+                tcpKnown ? new TcpKnownImeis(TcpKnownImeis.deviceInfoIn(async, keys)) : null, newImeis);
+    }
+
+    /** Records from UDP per second, all sources together; a second's worth may come at once. */
+    private static IntPredicate udpWriteBudget(ServerSettings settings) {
+        int perSecond = settings.hostile().maxUdpRecordsPerSecond();
+        if (perSecond <= 0) {
+            return records -> true;
+        }
+        TokenBucket budget = new TokenBucket(perSecond, Duration.ofSeconds(1));
+        return budget::tryTake;
     }
 
     private String startEmbeddedRedis() {

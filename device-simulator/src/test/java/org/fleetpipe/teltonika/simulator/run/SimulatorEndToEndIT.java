@@ -37,13 +37,14 @@ class SimulatorEndToEndIT {
     @BeforeEach
     void startServer() throws Exception {
         // udp-port 0 means "UDP off", so a free UDP port is picked here; another process could take
-        // it in between, hence a few attempts. TCP and HTTP bind to any free port (0).
+        // it in between, hence a few attempts. TCP and HTTP bind to any free port (0). The UDP
+        // devices never log in over TCP: UDP_ADMISSION=any lets them in.
         RuntimeException last = null;
         for (int attempt = 0; attempt < 3 && server == null; attempt++) {
             try {
                 server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(),
                         "bind-address", "127.0.0.1", "tcp-port", 0, "udp-port", freeUdpPort(),
-                        "http-port", 0, "health-port", 0))).start();
+                        "http-port", 0, "health-port", 0, "admission.udp", "any"))).start();
             } catch (RuntimeException e) {
                 last = e;
             }

@@ -11,12 +11,14 @@ import java.util.function.Function;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.limits.AddressRateLimit;
+import org.fleetpipe.teltonika.server.limits.NetworkKey;
 
 /**
- * Limits how many IMEIs new to the fleet one source address may bring in per minute (open mode),
- * since each one can leave keys in Redis. An IMEI is new unless this instance let it in before or
+ * Limits how many IMEIs new to the fleet one source network (/24 or /64, {@link NetworkKey}) may
+ * bring in per minute (open mode), since each one can leave keys in Redis. By network, not address:
+ * spoofed UDP from ten addresses of one network would otherwise bring in ten budgets. An IMEI is new unless this instance let it in before or
  * Redis holds state of it (a record stored within the device-info TTL or the dedup window). Redis
- * is asked only once an address has used up its budget, so known devices behind a busy address (a
+ * is asked only once a network has used up its budget, so known devices behind a busy address (a
  * carrier's NAT, or after a restart of this instance) still get in.
  */
 public final class NewImeiLimit {
@@ -28,13 +30,13 @@ public final class NewImeiLimit {
     private static final int MAX_REMEMBERED = 200_000;
     private static final CompletionStage<Boolean> YES = CompletableFuture.completedFuture(true);
 
-    private final AddressRateLimit perAddress;
+    private final AddressRateLimit perNetwork;
     private final Function<Imei, CompletionStage<Boolean>> knownInRedis;
     private final Set<String> letIn = ConcurrentHashMap.newKeySet();
 
-    /** {@code perAddressPerMinute} 0 = no limit; {@code knownInRedis} tells whether Redis holds state of an IMEI. */
-    public NewImeiLimit(int perAddressPerMinute, Function<Imei, CompletionStage<Boolean>> knownInRedis) {
-        this.perAddress = new AddressRateLimit(perAddressPerMinute, Duration.ofMinutes(1));
+    /** {@code perNetworkPerMinute} 0 = no limit; {@code knownInRedis} tells whether Redis holds state of an IMEI. */
+    public NewImeiLimit(int perNetworkPerMinute, Function<Imei, CompletionStage<Boolean>> knownInRedis) {
+        this.perNetwork = new AddressRateLimit(perNetworkPerMinute, Duration.ofMinutes(1));
         this.knownInRedis = knownInRedis;
     }
 
@@ -49,12 +51,12 @@ public final class NewImeiLimit {
         };
     }
 
-    /** Completes with true when {@code imei} may come in from {@code address}, false when over the limit. */
+    /** Completes with true when {@code imei} may come in from {@code address}, false when its network is over the limit. */
     public CompletionStage<Boolean> admits(InetAddress address, Imei imei) {
-        if (!perAddress.enabled() || letIn.contains(imei.value())) {
+        if (!perNetwork.enabled() || letIn.contains(imei.value())) {
             return YES;
         }
-        if (perAddress.tryAcquire(address)) {
+        if (perNetwork.tryAcquire(NetworkKey.of(address))) {
             remember(imei);
             return YES;
         }

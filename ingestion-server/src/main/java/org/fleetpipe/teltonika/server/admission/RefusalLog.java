@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.fleetpipe.teltonika.server.limits.NetworkKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,12 @@ public final class RefusalLog {
     public static String addressKey(SocketAddress remote) {
         return remote instanceof InetSocketAddress inet && inet.getAddress() != null
                 ? inet.getAddress().getHostAddress() : String.valueOf(remote);
+    }
+
+    /** The key for refusals counted per source network (/24, /64): one line per network, however many addresses it spoofs. */
+    public static String networkKey(SocketAddress remote) {
+        return remote instanceof InetSocketAddress inet && inet.getAddress() != null
+                ? NetworkKey.label(inet.getAddress()) : String.valueOf(remote);
     }
 
     /** Logs {@code message} (with its arguments) unless {@code key} was logged within the interval. */

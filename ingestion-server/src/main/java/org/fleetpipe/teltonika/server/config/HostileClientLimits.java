@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.server.config;
 
 import java.time.Duration;
+import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
 
 /**
@@ -8,9 +9,9 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * devices or the shared Redis; SECURITY.md names the attack each one answers.
  *
  * @param maxPreLoginConnections            connections accepted and not logged in yet, in all
- * @param maxPreLoginConnectionsPerAddress  ... per source address; 0 = no per-address cap
- * @param maxNewImeisPerAddressPerMinute    IMEIs new to the fleet that one source address may bring
- *                                          in per minute (open mode); 0 = no limit
+ * @param maxPreLoginConnectionsPerAddress  ... per source network (/24, /64); 0 = no per-network cap
+ * @param maxNewImeisPerAddressPerMinute    IMEIs new to the fleet that one source network (/24, /64)
+ *                                          may bring in per minute (open mode); 0 = no limit
  * @param deviceInfoTtlBeforeRecords        lifetime of device:info:{imei} until the device stored a record
  * @param deadLettersPerSecond              frames stored in dlq:frames per second, in all
  * @param deadLettersPerAddressPerMinute    ... per source address and minute
@@ -25,6 +26,11 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * @param deviceRates                       what one device (IMEI) may send per second
  * @param deviceStreamShare                 share of the stream's budget one device may hold unread; 0 = off
  * @param maxHeldBytes                      bytes of held packets' records at once
+ * @param maxAcceptsPerNetworkPerSecond     ... from one source network (/24, /64); more are closed at
+ *                                          accept; 0 = no per-network share
+ * @param udpAdmission                      which IMEIs may send over UDP in open admission mode
+ * @param maxUdpRecordsPerSecond            records this instance stores from UDP per second, all
+ *                                          sources together; 0 = no cap
  */
 public record HostileClientLimits(
         int maxPreLoginConnections,
@@ -40,5 +46,8 @@ public record HostileClientLimits(
         int maxAcceptsPerSecond,
         DeviceRateSettings deviceRates,
         double deviceStreamShare,
-        long maxHeldBytes) {
+        long maxHeldBytes,
+        int maxAcceptsPerNetworkPerSecond,
+        UdpAdmission udpAdmission,
+        int maxUdpRecordsPerSecond) {
 }

@@ -24,6 +24,7 @@ import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
+import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
@@ -195,7 +196,7 @@ public final class SettingsLoader {
                 positive(c, "shutdown.grace"),
                 notNegative(c, "shutdown.drain-window"),
                 intIn(c, "io-threads", 0, 1024),
-                hostileClientLimits(c, limits.maxFrameBytes()),
+                hostileClientLimits(c, limits),
                 http(c, bind, token));
         return s;
     }
@@ -225,7 +226,7 @@ public final class SettingsLoader {
                 readToken.isEmpty() ? Optional.empty() : Optional.of(readToken));
     }
 
-    private static HostileClientLimits hostileClientLimits(Config c, int maxFrameBytes) {
+    private static HostileClientLimits hostileClientLimits(Config c, DecodeLimits decodeLimits) {
         return new HostileClientLimits(
                 intIn(c, "limits.max-pre-login-connections", 1, 10_000_000),
                 intIn(c, "limits.max-pre-login-connections-per-address", 0, 10_000_000),
@@ -238,9 +239,12 @@ public final class SettingsLoader {
                 intIn(c, "limits.max-device-messages-per-minute", 1, 1_000_000),
                 intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024),
                 acceptsPerSecond(c),
-                deviceRates(c, maxFrameBytes),
+                deviceRates(c, decodeLimits.maxFrameBytes()),
                 fraction(c, "telemetry.backpressure.device-share"),
-                heldBytes(c));
+                heldBytes(c),
+                intIn(c, "limits.max-accepts-per-network-per-second", 0, 10_000_000),
+                UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(), UdpAdmission.ANY.label())),
+                udpRecordsPerSecond(c, decodeLimits));
     }
 
     private static DeviceRateSettings deviceRates(Config c, int maxFrameBytes) {
@@ -262,6 +266,16 @@ public final class SettingsLoader {
     private static long heldBytes(Config c) {
         long bytes = longIn(c, "telemetry.backpressure.max-held-bytes", 0, Long.MAX_VALUE);
         return bytes > 0 ? bytes : Runtime.getRuntime().maxMemory() / 8;
+    }
+
+    private static int udpRecordsPerSecond(Config c, DecodeLimits decodeLimits) {
+        int perSecond = intIn(c, "limits.max-udp-records-per-second", 0, 100_000_000);
+        if (perSecond > 0 && perSecond < decodeLimits.maxRecords()) {
+            // A packet's records are taken from the budget at once: a smaller one would refuse a full packet forever.
+            throw refuse(c, "limits.max-udp-records-per-second", "must be 0 (no cap) or at least "
+                    + typed(c, "limits.max-records-per-packet"));
+        }
+        return perSecond;
     }
 
     private static int acceptsPerSecond(Config c) {

@@ -32,14 +32,19 @@ public final class TokenBucket {
     }
 
     /** Takes one token; false (and nothing taken) when the bucket is empty. */
-    public synchronized boolean tryTake() {
+    public boolean tryTake() {
+        return tryTake(1);
+    }
+
+    /** Takes {@code n} tokens at once; false (and nothing taken) when fewer are left. */
+    public synchronized boolean tryTake(int n) {
         long now = nanoClock.getAsLong();
         tokens = Math.min(capacity, tokens + (now - lastNanos) * tokensPerNano);
         lastNanos = now;
-        if (tokens < 1) {
+        if (tokens < n) {
             return false;
         }
-        tokens -= 1;
+        tokens -= n;
         return true;
     }
 }

@@ -33,6 +33,8 @@ public final class IngestionMetrics {
     private final Map<String, Counter> registryActions = new ConcurrentHashMap<>();
     private final Map<String, Counter> purged = new ConcurrentHashMap<>();
     private final Map<String, Counter> deadLettersDropped = new ConcurrentHashMap<>();
+    private final Counter udpOverBudget;
+    private final Counter acceptsOverNetworkShare;
     private final Counter pings;
     private final Counter acceptPauses;
     private final Counter replicaShortfalls;
@@ -63,6 +65,12 @@ public final class IngestionMetrics {
         acceptPauses = Counter.builder("teltonika.accept.pauses")
                 .description("times a device listener stopped accepting until the next tenth of a second "
                         + "(MAX_ACCEPTS_PER_SECOND)").register(registry);
+        acceptsOverNetworkShare = Counter.builder("teltonika.accept.refused").tag("reason", "network-share")
+                .description("connections closed as soon as accepted: their source network (/24, /64) was over "
+                        + "MAX_ACCEPTS_PER_NETWORK_PER_SECOND").register(registry);
+        udpOverBudget = Counter.builder("teltonika.udp.dropped").tag("reason", "write-budget")
+                .description("UDP datagrams dropped unacknowledged: the instance's UDP write budget "
+                        + "(MAX_UDP_RECORDS_PER_SECOND) was used up").register(registry);
         replicaShortfalls = Counter.builder("teltonika.ack.replica.shortfalls")
                 .description("WAITs that confirmed fewer replicas than ACK_REPLICAS").register(registry);
         deviceRateDelayed = Counter.builder("teltonika.device.rate.limited").tag("action", "delayed")
@@ -85,7 +93,7 @@ public final class IngestionMetrics {
         }
         loginCounter(true, "ok");
         for (String reason : new String[] {"luhn", "malformed", "denied", "not-allowed", "registry-error",
-                "new-imei-limit"}) {
+                "new-imei-limit", "not-tcp-known"}) {
             loginCounter(false, reason);
         }
         for (String outcome : new String[] {"queued", "rejected", "sent", "replied", "nack", "timeout", "expired",
@@ -132,6 +140,16 @@ public final class IngestionMetrics {
     /** A device listener stopped accepting for the rest of a tenth of a second (MAX_ACCEPTS_PER_SECOND). */
     public void acceptPaused() {
         acceptPauses.increment();
+    }
+
+    /** A connection closed at accept: its network was over its share (MAX_ACCEPTS_PER_NETWORK_PER_SECOND). */
+    public void acceptRefusedForNetwork() {
+        acceptsOverNetworkShare.increment();
+    }
+
+    /** A datagram dropped unacknowledged over the UDP write budget (MAX_UDP_RECORDS_PER_SECOND). */
+    public void udpOverBudget() {
+        udpOverBudget.increment();
     }
 
     public int activeConnections() {

@@ -14,6 +14,8 @@ public enum DisconnectReason {
     CONNECTION_LIMIT("connection-limit"),
     ADDRESS_LIMIT("address-limit"),
     PRE_LOGIN_LIMIT("pre-login-limit"),
+    /** The oldest connection not logged in, closed to make room for a newer one in the full pool. */
+    PRE_LOGIN_EVICTED("pre-login-evicted"),
     DENIED("denied"),
     NOT_ALLOWED("not-allowed"),
     DUPLICATE_LOGIN("duplicate-login"),

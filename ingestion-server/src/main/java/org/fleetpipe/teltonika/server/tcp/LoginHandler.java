@@ -111,9 +111,9 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
                 metrics.redisError("admission");
                 Disconnector.close(channel, DisconnectReason.REDIS_FAILURE, "admission lookup failed: " + error);
             } else if (refusal != null) {
-                // Made-up IMEIs are many, their address one: one log line per address, not per IMEI.
-                boolean byAddress = refusal.equals(NEW_IMEI_LIMIT);
-                refuse(ctx, session, refusal, byAddress ? RefusalLog.addressKey(channel.remoteAddress()) : imei.value(),
+                // Made-up IMEIs are many, their network one: one log line per network, not per IMEI.
+                boolean byNetwork = refusal.equals(NEW_IMEI_LIMIT);
+                refuse(ctx, session, refusal, byNetwork ? RefusalLog.networkKey(channel.remoteAddress()) : imei.value(),
                         refusalDetail(refusal));
             } else if (channel.isActive()) {
                 admitted(ctx, session, imei);
@@ -124,7 +124,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private static String refusalDetail(String refusal) {
         return switch (refusal) {
             case "denied" -> "the IMEI is on devices:denied";
-            case NEW_IMEI_LIMIT -> "too many IMEIs new to the fleet from this address in the last minute "
+            case NEW_IMEI_LIMIT -> "too many IMEIs new to the fleet from this network (/24, /64) in the last minute "
                     + "(MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE)";
             default -> "DEVICE_ADMISSION=allow-list and the IMEI is not on devices:allowed";
         };

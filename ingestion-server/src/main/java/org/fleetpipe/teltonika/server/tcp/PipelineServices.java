@@ -19,7 +19,7 @@ import org.fleetpipe.teltonika.server.session.SessionTable;
  * @param inFlight counts each packet from its write until its ACK is written, for a clean stop
  * @param commands the command side: told of logins, command frames and disconnects
  * @param admission which well-formed IMEIs may log in
- * @param newImeis  how many IMEIs new to the fleet one address may bring in
+ * @param newImeis  how many IMEIs new to the fleet one source network may bring in
  * @param refusals  rate-limited log of refused logins
  * @param rates     each device's budget of records and bytes per second
  */

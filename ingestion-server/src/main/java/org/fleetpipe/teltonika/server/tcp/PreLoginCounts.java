@@ -1,46 +1,99 @@
 package org.fleetpipe.teltonika.server.tcp;
 
 import java.net.InetAddress;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import org.fleetpipe.teltonika.server.limits.NetworkKey;
 
 /**
- * Connections that have not logged in yet, in all and per source address, each under its cap.
- * Smaller than the connection cap, so hosts that connect and never log in cannot take the places
- * of devices; the per-address cap is on by default, unlike the caps on logged-in connections,
- * because a login takes milliseconds even for devices behind a carrier's NAT.
+ * Connections that have not logged in yet, in all and per source network (/24, /64), each under its
+ * cap. Smaller than the connection cap, so hosts that connect and never log in cannot take the
+ * places of devices. When the pool is full, the oldest place is taken back for the newcomer: a
+ * login takes milliseconds, so the oldest is the likeliest holder, and holders can no longer lock
+ * devices out by filling the pool first. The per-network cap is on by default, unlike the caps on
+ * logged-in connections, because a login takes milliseconds even for devices behind a carrier's NAT.
+ * Connections of every event loop enter and leave here: one lock, on the accept and login path only.
  */
 final class PreLoginCounts {
 
-    private final int max;
-    private final AtomicInteger total = new AtomicInteger();
-    private final AddressLimiter perAddress;
+    /** One connection's place, from {@link #entered} until {@link #left} or its eviction. */
+    static final class Place {
+        private final InetAddress network;
+        private final Runnable evict;
+        /** Guarded by the counts: false once left or evicted, so either happens once. */
+        private boolean held;
 
-    PreLoginCounts(int max, int maxPerAddress) {
-        this.max = max;
-        this.perAddress = new AddressLimiter(maxPerAddress, 0);
+        /** {@code evict} closes the connection (from any thread) when its place is taken back. */
+        Place(InetAddress address, Runnable evict) {
+            this.network = NetworkKey.of(address);
+            this.evict = evict;
+        }
     }
 
-    /** Counts a new connection; null when it is within the caps, else why not (and nothing is counted). */
-    String entered(InetAddress address) {
-        if (total.incrementAndGet() > max) {
-            total.decrementAndGet();
-            return "more than " + max + " connections not logged in";
+    private final int max;
+    private final int maxPerNetwork;
+    /** Oldest first (identity: a Place does not override equals). */
+    private final Set<Place> pool = new LinkedHashSet<>();
+    private final Map<InetAddress, Integer> perNetwork = new HashMap<>();
+    private volatile int count;
+
+    /** {@code maxPerNetwork} 0 = no per-network cap. */
+    PreLoginCounts(int max, int maxPerNetwork) {
+        this.max = max;
+        this.maxPerNetwork = maxPerNetwork;
+    }
+
+    /**
+     * Takes a place for a new connection, taking back the oldest one when the pool is full (its
+     * eviction runs after, outside the lock); null when it entered, else why not (nothing taken).
+     */
+    String entered(Place place) {
+        Place evicted = null;
+        synchronized (this) {
+            if (maxPerNetwork > 0 && place.network != null
+                    && perNetwork.getOrDefault(place.network, 0) >= maxPerNetwork) {
+                return "more than " + maxPerNetwork + " connections from " + NetworkKey.label(place.network)
+                        + " not logged in";
+            }
+            if (pool.size() >= max) {
+                Iterator<Place> oldest = pool.iterator();
+                evicted = oldest.next();
+                oldest.remove();
+                release(evicted);
+            }
+            place.held = true;
+            pool.add(place);
+            if (place.network != null) {
+                perNetwork.merge(place.network, 1, Integer::sum);
+            }
+            count = pool.size();
         }
-        String overAddressCap = perAddress.opened(address);
-        if (overAddressCap != null) {
-            total.decrementAndGet();
-            return overAddressCap + " not logged in";
+        if (evicted != null) {
+            evicted.evict.run();
         }
         return null;
     }
 
-    /** A connection that {@link #entered} accepted logged in or ended. */
-    void left(InetAddress address) {
-        total.decrementAndGet();
-        perAddress.closed(address);
+    /** A connection that {@link #entered} logged in or ended; nothing when its place was taken back already. */
+    synchronized void left(Place place) {
+        if (place.held) {
+            pool.remove(place);
+            release(place);
+            count = pool.size();
+        }
+    }
+
+    private void release(Place place) {
+        place.held = false;
+        if (place.network != null) {
+            perNetwork.computeIfPresent(place.network, (n, c) -> c <= 1 ? null : c - 1);
+        }
     }
 
     int count() {
-        return total.get();
+        return count;
     }
 }

@@ -15,9 +15,9 @@ import org.fleetpipe.teltonika.server.ingest.FrameOrigin;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.fleetpipe.teltonika.server.admission.Admission;
-import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
+import java.util.function.IntPredicate;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
+import org.fleetpipe.teltonika.server.ingest.UntrustedText;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -26,14 +26,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One datagram, one packet: decode, write, and ACK only after the records are stored. UDP has no
- * connection to slow down, so back-pressure is the socket itself: past {@code maxInFlight}
- * outstanding writes (dead letters included) it stops reading until half of them completed.
+ * One datagram, one packet: decode, admit, write, and ACK only after the records are stored. UDP
+ * has no connection to slow down, so back-pressure is the socket itself: past {@code maxInFlight}
+ * outstanding writes (dead letters included) it stops reading until half of them completed. The
+ * records of all sources together are under one write budget, since any source can be spoofed.
  */
 public final class UdpPacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
 
     private static final Logger LOG = LoggerFactory.getLogger(UdpPacketHandler.class);
-    private static final String NEW_IMEI_LIMIT = "new-imei-limit";
+    private static final String WRITE_BUDGET = "write-budget";
 
     private final UdpPacketDecoder decoder;
     private final boolean luhnCheck;
@@ -42,8 +43,8 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
     private final IngestionMetrics metrics;
     private final int maxInFlight;
     private final PendingCalls pending;
-    private final Admission admission;
-    private final NewImeiLimit newImeis;
+    private final UdpAdmissionGate admission;
+    private final IntPredicate writeBudget;
     private final RefusalLog refusals;
     private final DeviceRateLimits rates;
     private int inFlight;
@@ -51,7 +52,7 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
 
     public UdpPacketHandler(UdpPacketDecoder decoder, boolean luhnCheck, TelemetryWriter writer,
                             FrameDeadLetters deadLetters, IngestionMetrics metrics, int maxInFlight,
-                            PendingCalls pending, Admission admission, NewImeiLimit newImeis,
+                            PendingCalls pending, UdpAdmissionGate admission, IntPredicate writeBudget,
                             RefusalLog refusals, DeviceRateLimits rates) {
         this.decoder = decoder;
         this.luhnCheck = luhnCheck;
@@ -61,7 +62,7 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         this.maxInFlight = maxInFlight;
         this.pending = pending;
         this.admission = admission;
-        this.newImeis = newImeis;
+        this.writeBudget = writeBudget;
         this.refusals = refusals;
         this.rates = rates;
     }
@@ -85,8 +86,10 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         } catch (CodecException e) {
             metrics.frameRejected(e.reason().label());
             UdpPacketDecoder.UdpHeader header = UdpPacketDecoder.peekHeader(datagram.content());
+            // The claimed IMEI failed validation (or was never checked): stored escaped and cut, never raw.
             deadLetter(ctx.channel(), FrameOrigin.unauthenticated(sender.getAddress(),
-                    header == null ? null : header.imeiText()), e, datagram);
+                    header == null ? null : UntrustedText.escape(header.imeiText(), UntrustedText.IMEI_CHARS)),
+                    e, datagram);
             return;
         }
         Channel channel = ctx.channel();
@@ -95,14 +98,14 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         pending.begin();
         CompletionStage<Integer> written;
         try {
-            // Every datagram carries its IMEI: the deny- and allow-lists apply to each, as to a TCP login.
-            written = admission.refusal(imei).thenCompose(refusal -> refusal == null
-                    ? newImeis.admits(sender.getAddress(), imei).thenCompose(admitted -> !admitted
-                            ? CompletableFuture.failedFuture(new Refused(NEW_IMEI_LIMIT))
-                            : rates.tryTakeNow(imei, packet.packet().size(), datagramBytes)
-                            ? writer.write(imei, packet.packet(), receivedAt)
-                            : CompletableFuture.failedFuture(new OverRate()))
-                    : CompletableFuture.failedFuture(new Refused(refusal)));
+            // The budgets are taken only for datagrams that would be stored, so refused ones cannot use them
+            // up; the device's own first, so one flooding device cannot spend the instance's.
+            written = admission.refusal(sender.getAddress(), imei).thenCompose(refusal -> refusal != null
+                    ? CompletableFuture.failedFuture(new Refused(refusal))
+                    : !rates.tryTakeNow(imei, packet.packet().size(), datagramBytes)
+                    ? CompletableFuture.failedFuture(new OverRate())
+                    : writeBudget.test(packet.packet().size()) ? writer.write(imei, packet.packet(), receivedAt)
+                    : CompletableFuture.failedFuture(new Refused(WRITE_BUDGET)));
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);
         }
@@ -152,7 +155,10 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         }
     }
 
-    /** The IMEI may not send (deny-list, not on the allow-list, or too many new IMEIs from its address). */
+    /**
+     * The IMEI may not send (deny-list, not on the allow-list, not logged in over TCP, too many new
+     * IMEIs from its network), or the UDP write budget is used up.
+     */
     private static final class Refused extends RuntimeException {
         private final String reason;
 
@@ -174,10 +180,18 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
         workDone(channel);
         Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                 ? error.getCause() : error;
+        if (cause instanceof Refused refused && refused.reason.equals(WRITE_BUDGET)) {
+            metrics.udpOverBudget();
+            refusals.refused(WRITE_BUDGET, "UDP datagrams dropped without ACK: the instance's UDP write budget "
+                    + "(MAX_UDP_RECORDS_PER_SECOND) is used up; e.g. imei={} remote={}", imei, sender);
+            return;
+        }
         if (cause instanceof Refused refused) {
             metrics.login(false, refused.reason);
-            // Made-up IMEIs are many, their address one: one log line per address, not per IMEI.
-            String key = refused.reason.equals(NEW_IMEI_LIMIT) ? RefusalLog.addressKey(sender) : imei.value();
+            // Made-up IMEIs are many, their network one: one log line per network, not per IMEI.
+            boolean byNetwork = refused.reason.equals(UdpAdmissionGate.NEW_IMEI_LIMIT)
+                    || refused.reason.equals(UdpAdmissionGate.NOT_TCP_KNOWN);
+            String key = byNetwork ? RefusalLog.networkKey(sender) : imei.value();
             refusals.refused(refused.reason + "/" + key, "UDP datagram refused imei={} remote={} reason={}", imei,
                     sender, refused.reason);
             return;

@@ -11,7 +11,7 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.Test;
 
-/** First-seen IMEIs per source address: a budget, then only IMEIs Redis knows. */
+/** First-seen IMEIs per source network: a budget, then only IMEIs Redis knows. */
 class NewImeiLimitTest {
 
     private final List<String> asked = new CopyOnWriteArrayList<>();
@@ -27,7 +27,7 @@ class NewImeiLimitTest {
     }
 
     @Test
-    void newImeis_whenOverTheAddressBudget_thenRefused_butOtherAddressesAndRepeatsAreNot() throws Exception {
+    void newImeis_whenOverTheNetworkBudget_thenRefused_butOtherNetworksAndRepeatsAreNot() throws Exception {
         assertThat(admits("10.0.0.1", 1)).isTrue();
         assertThat(admits("10.0.0.1", 2)).isTrue();
         assertThat(admits("10.0.0.1", 3)).isTrue();
@@ -35,7 +35,17 @@ class NewImeiLimitTest {
 
         assertThat(admits("10.0.0.1", 4)).isFalse();
         assertThat(admits("10.0.0.1", 1)).as("an IMEI let in before is not new").isTrue();
-        assertThat(admits("10.0.0.2", 5)).as("another address has its own budget").isTrue();
+        assertThat(admits("10.0.1.2", 5)).as("another network has its own budget").isTrue();
+    }
+
+    @Test
+    void newImeis_fromOtherAddressesOfTheSameNetwork_thenOneBudget() throws Exception {
+        assertThat(admits("10.0.0.1", 1)).isTrue();
+        assertThat(admits("10.0.0.2", 2)).isTrue();
+        assertThat(admits("10.0.0.3", 3)).isTrue();
+
+        assertThat(admits("10.0.0.4", 4)).as("a fourth address of the /24: the same budget").isFalse();
+        assertThat(admits("10.0.0.5", 5)).isFalse();
     }
 
     @Test

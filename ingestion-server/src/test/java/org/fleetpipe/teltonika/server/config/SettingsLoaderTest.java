@@ -103,6 +103,19 @@ class SettingsLoaderTest {
         assertThat(ref.getInt("limits.max-queued-frames")).isEqualTo(32);
         assertThat(ref.getDuration("timeouts.login")).isEqualTo(Duration.ofSeconds(30));
         assertThat(ref.getDuration("timeouts.read-idle")).isEqualTo(Duration.ofMinutes(10));
+        assertThat(ref.getString("admission.udp")).isEqualTo("tcp-known");
+        assertThat(ref.getInt("limits.max-udp-records-per-second")).isEqualTo(20_000);
+        assertThat(ref.getInt("limits.max-accepts-per-network-per-second")).isEqualTo(200);
+    }
+
+    @Test
+    void load_whenUdpAndNetworkSharesSet_thenTheyLandInTheHostileClientLimits() {
+        ServerSettings s = SettingsLoader.load(Map.of("admission.udp", "ANY",
+                "limits.max-udp-records-per-second", 0, "limits.max-accepts-per-network-per-second", 7));
+
+        assertThat(s.hostile().udpAdmission()).isEqualTo(org.fleetpipe.teltonika.server.admission.UdpAdmission.ANY);
+        assertThat(s.hostile().maxUdpRecordsPerSecond()).isZero();
+        assertThat(s.hostile().maxAcceptsPerNetworkPerSecond()).isEqualTo(7);
     }
 
     @Test
@@ -188,6 +201,8 @@ class SettingsLoaderTest {
             "limits.device-records-per-second | -1",
             "telemetry.backpressure.device-share | 1.5",
             "telemetry.backpressure.max-held-bytes | -1",
+            "limits.max-accepts-per-network-per-second | -1",
+            "limits.max-udp-records-per-second | 100",
             "limits.max-udp-in-flight | -4",
             "telemetry.stream-max-len | -1",
             "dead-letters.max-entries | 0",
@@ -228,6 +243,11 @@ class SettingsLoaderTest {
             "JANITOR_JITTER | 1.5 | JANITOR_JITTER=1.5 (teltonika.server.janitor.jitter): must be a number in 0..1",
             "DEVICE_ADMISSION | closed | DEVICE_ADMISSION=closed (teltonika.server.admission.mode): must be open or"
                     + " allow-list (any case)",
+            "UDP_ADMISSION | known | UDP_ADMISSION=known (teltonika.server.admission.udp): must be tcp-known or"
+                    + " any (any case)",
+            "MAX_UDP_RECORDS_PER_SECOND | 200 | MAX_UDP_RECORDS_PER_SECOND=200"
+                    + " (teltonika.server.limits.max-udp-records-per-second): must be 0 (no cap) or at least"
+                    + " teltonika.server.limits.max-records-per-packet=255 (env MAX_RECORDS_PER_PACKET)",
             "BIND_ADDRESS | my host | BIND_ADDRESS=\"my host\" (teltonika.server.bind-address): not an IP address",
             "REDIS_URL | http://user:secret@redis:6379 | REDIS_URL=<hidden> (teltonika.server.redis.url): must start"
                     + " with redis://, rediss:// or redis-sentinel://",

@@ -10,6 +10,8 @@ import java.util.Map;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.ServerMeters;
+import org.fleetpipe.teltonika.server.testing.SteadyDevices;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -17,7 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A herd over MAX_ACCEPTS_PER_SECOND on real sockets: the connections wait in the kernel's accept
- * queue, are let in at the cap's pace, and every device logs in.
+ * queue, are let in at the cap's pace, and every device logs in. One host's bare connects take only
+ * its network's share of that pace (MAX_ACCEPTS_PER_NETWORK_PER_SECOND): a device of another network
+ * logs in quickly beside them.
  */
 @WithRedis
 class AcceptRateLimitIT {
@@ -51,6 +55,49 @@ class AcceptRateLimitIT {
         } finally {
             for (DeviceClient device : herd) {
                 device.close();
+            }
+            server.close();
+        }
+    }
+
+    @Test
+    void bareConnectsFromOneHost_thenOnlyItsNetworksShare_andADeviceOfAnotherNetworkLogsInQuickly(RedisFixture redis)
+            throws Exception {
+        // 50 a second in all, 10 a second per /24: without the share, 300 connects ahead of a login
+        // would take 6 s to get through.
+        IngestionServer server = ItServer.start(redis, false, Map.of("limits.max-accepts-per-second", 50,
+                "limits.max-accepts-per-network-per-second", 10));
+        List<java.net.Socket> bare = new ArrayList<>();
+        SteadyDevices steady = null;
+        try {
+            InetSocketAddress tcp = ItServer.loopback(server.tcpAddress());
+            steady = SteadyDevices.tcp(tcp, List.of(TestImeis.numbered(1), TestImeis.numbered(2)),
+                    Duration.ofMillis(50));
+            java.net.InetAddress attacker = java.net.InetAddress.getByName("127.0.40.1");
+            for (int i = 0; i < 300; i++) {
+                java.net.Socket socket = new java.net.Socket();
+                socket.bind(new InetSocketAddress(attacker, 0));
+                // The kernel completes the handshake; accepting it is the server's business.
+                socket.connect(tcp, 5_000);
+                bare.add(socket);
+            }
+
+            long started = System.nanoTime();
+            try (DeviceClient device = DeviceClient.connectFrom(java.net.InetAddress.getByName("127.0.41.1"), tcp)) {
+                assertThat(device.login(TestImeis.numbered(3))).isEqualTo(1);
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+            assertThat(took).as("a login behind 300 connects of another network").isLessThan(Duration.ofMillis(2_500));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> ServerMeters.count(server,
+                    "teltonika.accept.refused", "reason", "network-share") > 200);
+            steady.assertServed(10);
+        } finally {
+            if (steady != null) {
+                steady.close();
+            }
+            for (java.net.Socket socket : bare) {
+                socket.close();
             }
             server.close();
         }

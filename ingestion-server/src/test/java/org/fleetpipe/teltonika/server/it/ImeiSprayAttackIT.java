@@ -28,10 +28,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A host that sprays made-up IMEIs in open mode (TCP logins that leave at once, UDP datagrams),
- * against real servers on loopback: only a few new IMEIs per address get in, those that never stored
- * a record leave no long-lived key, known devices still get in from the same address, and steady
- * devices keep their ACKs.
+ * A host that sprays made-up IMEIs in open mode (TCP logins that leave at once, UDP datagrams, from
+ * one address or spoofed from many of one /24), against real servers on loopback: only a few new
+ * IMEIs per network get in, those that never stored a record leave no long-lived key, known devices
+ * still get in from the same network, and steady devices keep their ACKs. The sprayers use networks
+ * of their own (127.0.x.0/24): the steady devices on 127.0.0.1 use up a part of 127.0.0.0/24's budget.
  */
 @WithRedis
 class ImeiSprayAttackIT {
@@ -117,7 +118,7 @@ class ImeiSprayAttackIT {
 
         List<Integer> answers = new ArrayList<>();
         for (int i = 0; i < SPRAYED; i++) {
-            answers.add(loginFrom("127.0.0.2", target, TestImeis.numbered(1_000 + i)));
+            answers.add(loginFrom("127.0.2.2", target, TestImeis.numbered(1_000 + i)));
         }
 
         assertThat(answers.stream().filter(a -> a == 0x01).count()).isEqualTo(NEW_PER_MINUTE);
@@ -132,7 +133,7 @@ class ImeiSprayAttackIT {
             }
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> redisView.redis().hlen("connections:registry") == 3);
-        assertThat(loginFrom("127.0.0.2", target, known)).as("known to Redis, so not new").isEqualTo(0x01);
+        assertThat(loginFrom("127.0.2.2", target, known)).as("known to Redis, so not new").isEqualTo(0x01);
         assertThat(redisView.redis().pttl("device:info:" + known)).as("a known device keeps the long TTL")
                 .isGreaterThan(Duration.ofDays(6).toMillis());
         steady.assertServed(10);
@@ -146,7 +147,7 @@ class ImeiSprayAttackIT {
         sendDatagram(knownDevice, first, 1, known);
         assertThat(acks(knownDevice)).hasSize(1);
 
-        DatagramSocket sprayer = udpFrom("127.0.0.3");
+        DatagramSocket sprayer = udpFrom("127.0.3.3");
         for (int i = 0; i < SPRAYED; i++) {
             sendDatagram(sprayer, target, i, TestImeis.numbered(2_000 + i));
         }
@@ -159,9 +160,42 @@ class ImeiSprayAttackIT {
         }
         assertThat(dedupKeys).as("per-IMEI state only for those let in").isEqualTo(NEW_PER_MINUTE);
         // The known device, now behind the sprayer's address: Redis holds its dedup state.
-        DatagramSocket knownBehindSprayer = udpFrom("127.0.0.3");
+        DatagramSocket knownBehindSprayer = udpFrom("127.0.3.3");
         sendDatagram(knownBehindSprayer, target, 2, known);
         assertThat(acks(knownBehindSprayer)).hasSize(1);
+        steady.assertServed(10);
+    }
+
+    @Test
+    void udpSpoofedFromTenAddressesOfOneSlash24_thenStillOnlyTheNetworksNewImeiBudget() throws Exception {
+        List<DatagramSocket> spoofed = new ArrayList<>();
+        for (int host = 1; host <= 10; host++) {
+            spoofed.add(udpFrom("127.0.4." + host));
+        }
+        int sent = 0;
+        for (DatagramSocket socket : spoofed) {
+            for (int i = 0; i < SPRAYED; i++) {
+                sendDatagram(socket, target, sent, TestImeis.numbered(3_000 + sent));
+                sent++;
+            }
+        }
+
+        int all = sent;
+        await().atMost(Duration.ofSeconds(20)).until(() -> refusedAsNew(target) >= all - NEW_PER_MINUTE);
+        long acknowledged = 0;
+        for (DatagramSocket socket : spoofed) {
+            // Every datagram is answered or refused by now: what is not in the socket's buffer is not coming.
+            socket.setSoTimeout(300);
+            acknowledged += acks(socket).size();
+        }
+        long stored = 0;
+        for (int i = 0; i < sent; i++) {
+            stored += redisView.redis().exists("dedup:recent:" + TestImeis.numbered(3_000 + i));
+        }
+
+        assertThat(acknowledged).as("ten addresses, one /24: one budget, not ten").isEqualTo(NEW_PER_MINUTE);
+        assertThat(stored).isEqualTo(NEW_PER_MINUTE);
+        assertThat(refusedAsNew(target)).isEqualTo(sent - NEW_PER_MINUTE);
         steady.assertServed(10);
     }
 }

@@ -38,6 +38,9 @@ final class ItServer {
         // Short enough that a stuck write fails a test in seconds, long enough for a busy 2-core box.
         overrides.put("redis.command-timeout", "3s");
         overrides.put("shutdown.grace", "3s");
+        // The UDP tests about other things send from IMEIs that never logged in over TCP; the default,
+        // tcp-known, is the subject of UdpIntakeAttackIT, which asks for it.
+        overrides.put("admission.udp", "any");
         overrides.putAll(extra);
         ServerSettings settings = SettingsLoader.load(overrides);
         // The loader refuses tcp-port=0 (1..65535), so the ephemeral TCP port goes in here.

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hosts that connect and never log in (silent, pinging, trickling a login byte by byte) against a
- * real server on loopback, each attacker address a different 127.0.0.x, while steady devices on
- * 127.0.0.1 keep sending: the attackers are capped and closed, the devices keep their ACKs.
+ * real server on loopback, each attacker network a different 127.0.x.0/24 (the caps are per /24, so
+ * all of 127.0.0.x is one network), while steady devices on 127.0.0.1 keep sending: the attackers
+ * are capped, evicted and closed, the devices keep their ACKs.
  */
 @WithRedis
 class PreLoginAttackIT {
@@ -41,15 +42,29 @@ class PreLoginAttackIT {
     private InetSocketAddress tcp;
     private SteadyDevices steady;
 
+    private RedisFixture redis;
+
     @BeforeEach
     void start(RedisFixture redis) throws Exception {
-        server = ItServer.start(redis, false, Map.of("timeouts.login", DEADLINE.toMillis() + "ms",
+        this.redis = redis;
+        start(DEADLINE);
+    }
+
+    private void start(Duration loginDeadline) throws Exception {
+        server = ItServer.start(redis, false, Map.of("timeouts.login", loginDeadline.toMillis() + "ms",
                 "limits.max-pre-login-connections", IN_ALL,
                 "limits.max-pre-login-connections-per-address", PER_ADDRESS,
                 "limits.max-connections", 500));
         tcp = ItServer.loopback(server.tcpAddress());
         steady = SteadyDevices.tcp(tcp, LongStream.rangeClosed(1, 5).mapToObj(TestImeis::numbered).toList(),
                 Duration.ofMillis(50));
+    }
+
+    /** A server whose holders outlive the test's waits: what is closed, the eviction closed. */
+    private void restartWithLongDeadline() throws Exception {
+        steady.close();
+        server.close();
+        start(Duration.ofSeconds(60));
     }
 
     @AfterEach
@@ -61,9 +76,13 @@ class PreLoginAttackIT {
         server.close();
     }
 
-    /** Opens {@code count} connections from 127.0.0.{@code host}; returns those still open a moment later. */
-    private List<DeviceClient> connectFrom(int host, int count) throws Exception {
-        InetAddress from = InetAddress.getByName("127.0.0." + host);
+    /** Opens {@code count} connections from 127.0.{@code network}.1; returns them. */
+    private List<DeviceClient> connectFrom(int network, int count) throws Exception {
+        return connectFrom("127.0." + network + ".1", count);
+    }
+
+    private List<DeviceClient> connectFrom(String address, int count) throws Exception {
+        InetAddress from = InetAddress.getByName(address);
         List<DeviceClient> opened = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             DeviceClient client = DeviceClient.connectFrom(from, tcp);
@@ -82,7 +101,7 @@ class PreLoginAttackIT {
     }
 
     @Test
-    void silentAndTricklingHolders_fromTwoAddresses_thenCappedPerAddress_closedAtTheDeadline_andDevicesStillLogIn()
+    void silentAndTricklingHolders_fromTwoNetworks_thenCappedPerNetwork_closedAtTheDeadline_andDevicesStillLogIn()
             throws Exception {
         long start = System.nanoTime();
         List<DeviceClient> silent = connectFrom(2, 30);
@@ -128,19 +147,64 @@ class PreLoginAttackIT {
     }
 
     @Test
-    void holders_fromManyAddresses_thenCappedInAll_farBelowMaxConnections() throws Exception {
+    void holders_fromManyNetworks_thenThePoolStaysAtItsCap_theOldestEvicted_farBelowMaxConnections()
+            throws Exception {
         List<DeviceClient> all = new ArrayList<>();
-        for (int host = 2; host <= 6; host++) {
-            all.addAll(connectFrom(host, PER_ADDRESS));
+        for (int network = 2; network <= 6; network++) {
+            all.addAll(connectFrom(network, PER_ADDRESS));
         }
+        List<DeviceClient> newest = all.subList(all.size() - PER_ADDRESS, all.size());
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(stillOpen(all)).isEqualTo(IN_ALL));
+        assertThat(stillOpen(newest)).as("the newest stay; the oldest made room").isEqualTo(PER_ADDRESS);
         assertThat(ServerMeters.gauge(server, "teltonika.connections.pre.login")).isEqualTo(IN_ALL);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(ServerMeters.count(server,
-                "teltonika.connections.closed", "reason", "pre-login-limit")).isEqualTo(5 * PER_ADDRESS - IN_ALL));
+                "teltonika.connections.closed", "reason", "pre-login-evicted")).isEqualTo(5 * PER_ADDRESS - IN_ALL));
+        assertThat(ServerMeters.count(server, "teltonika.connections.closed", "reason", "pre-login-limit")).isZero();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(server.metrics().activeConnections())
                 .as("the steady five and the capped holders").isEqualTo(5 + IN_ALL));
         await().atMost(Duration.ofSeconds(8)).untilAsserted(() -> assertThat(stillOpen(all)).isZero());
+        steady.assertServed(20);
+    }
+
+    @Test
+    void fullPoolOfHolders_thenARealDeviceEvictsTheOldestAndLogsIn() throws Exception {
+        restartWithLongDeadline();
+        List<DeviceClient> all = new ArrayList<>();
+        for (int network = 2; network <= 4; network++) {
+            all.addAll(connectFrom(network, PER_ADDRESS));
+        }
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(ServerMeters.gauge(server,
+                "teltonika.connections.pre.login")).isEqualTo(IN_ALL));
+        DeviceClient oldest = all.get(0);
+
+        try (DeviceClient device = DeviceClient.connectFrom(InetAddress.getByName("127.0.9.1"), tcp)) {
+            assertThat(device.login(TestImeis.numbered(60))).as("a real device, the pool full").isEqualTo(0x01);
+        }
+
+        assertThat(oldest.closedByServer(5_000)).as("the oldest holder made room").isTrue();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(ServerMeters.count(server,
+                "teltonika.connections.closed", "reason", "pre-login-evicted")).isEqualTo(1));
+        assertThat(stillOpen(all)).as("the others hold on").isEqualTo(IN_ALL - 1);
+        assertThat(ServerMeters.gauge(server, "teltonika.connections.pre.login")).as("the device logged in")
+                .isEqualTo(IN_ALL - 1);
+        steady.assertServed(20);
+    }
+
+    @Test
+    void holders_fromManyAddressesOfOneSlash24_thenOneNetworksCap() throws Exception {
+        List<DeviceClient> all = new ArrayList<>();
+        for (int host = 1; host <= 5; host++) {
+            all.addAll(connectFrom("127.0.5." + host, 10));
+        }
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(stillOpen(all))
+                .as("five addresses, one /24: one cap").isEqualTo(PER_ADDRESS));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(ServerMeters.count(server,
+                "teltonika.connections.closed", "reason", "pre-login-limit")).isEqualTo(50 - PER_ADDRESS));
+        try (DeviceClient device = DeviceClient.connectFrom(InetAddress.getByName("127.0.6.1"), tcp)) {
+            assertThat(device.login(TestImeis.numbered(70))).as("another network still gets in").isEqualTo(0x01);
+        }
         steady.assertServed(20);
     }
 

@@ -60,4 +60,50 @@ class AcceptRateLimitTest {
     void rate_belowTenASecond_isRefused() {
         assertThatThrownBy(() -> new AcceptRateLimit(9, () -> { })).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** An accepted connection, not registered anywhere, from {@code address}. */
+    private static EmbeddedChannel connectionFrom(String address) {
+        java.net.InetSocketAddress remote = new java.net.InetSocketAddress(address, 40000);
+        return new EmbeddedChannel() {
+            @Override
+            protected java.net.SocketAddress remoteAddress0() {
+                return remote;
+            }
+        };
+    }
+
+    @Test
+    void connections_overTheirNetworksShare_thenClosedAtOnce_notCountedAgainstThePace_othersHandedOn() {
+        java.util.List<java.net.SocketAddress> refused = new java.util.ArrayList<>();
+        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(1_000, 3, pauses::incrementAndGet,
+                refused::add));
+        listener.freezeTime();
+        java.util.List<EmbeddedChannel> noisy = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            EmbeddedChannel c = connectionFrom("10.0.0." + (1 + i % 5));
+            noisy.add(c);
+            listener.writeInbound(c);
+        }
+        EmbeddedChannel device = connectionFrom("10.0.1.1");
+        listener.writeInbound(device);
+
+        assertThat(noisy.stream().filter(EmbeddedChannel::isOpen).count()).as("the /24's share of 3").isEqualTo(3);
+        assertThat(refused).hasSize(7);
+        assertThat(device.isOpen()).as("another network has its own share").isTrue();
+        assertThat(listener.inboundMessages()).hasSize(4).contains(device);
+        assertThat(pauses).as("the 7 refused did not count against the 100 a tenth").hasValue(0);
+        listener.finishAndReleaseAll();
+    }
+
+    @Test
+    void networkShareAlone_withoutAPace_thenOnlyTheShareApplies() {
+        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(0, 2, pauses::incrementAndGet,
+                remote -> { }));
+        for (int i = 0; i < 3; i++) {
+            listener.writeInbound(connectionFrom("10.0.0.1"));
+        }
+        assertThat(listener.inboundMessages()).hasSize(2);
+        assertThat(listener.config().isAutoRead()).isTrue();
+        listener.finishAndReleaseAll();
+    }
 }

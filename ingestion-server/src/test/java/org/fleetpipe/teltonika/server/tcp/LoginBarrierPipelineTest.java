@@ -256,22 +256,26 @@ class LoginBarrierPipelineTest {
     }
 
     @Test
-    void connection_whenMorePreLoginThanTheCap_thenRefusedAtOnce_andALoginFreesItsPlace() {
+    void connection_whenThePreLoginPoolIsFull_thenTheOldestIsEvictedForIt_andALoginFreesItsPlace() {
         harness.close();
         harness = new PipelineHarness(Map.of("limits.max-pre-login-connections", 2));
         EmbeddedChannel first = harness.connect();
         EmbeddedChannel second = harness.connect();
 
         EmbeddedChannel third = harness.connect();
+        first.runPendingTasks();
 
-        assertThat(third.isOpen()).isFalse();
-        assertThat(harness.closed("pre-login-limit")).isEqualTo(1);
+        assertThat(first.isOpen()).as("the oldest, closed through its own loop").isFalse();
+        assertThat(third.isOpen()).as("the newcomer let in").isTrue();
+        assertThat(harness.closed("pre-login-evicted")).isEqualTo(1);
+        assertThat(harness.closed("pre-login-limit")).isZero();
         assertThat(preLoginGauge()).isEqualTo(2);
-        send(first, Frames.login(TestImeis.WIKI));
-        assertThat(outbound(first)).containsExactly(0x01);
+        send(second, Frames.login(TestImeis.WIKI));
+        assertThat(outbound(second)).containsExactly(0x01);
         assertThat(preLoginGauge()).as("a logged-in connection no longer counts").isEqualTo(1);
         assertThat(harness.connect().isOpen()).isTrue();
-        second.close();
+        assertThat(harness.closed("pre-login-evicted")).as("a free place: nobody evicted").isEqualTo(1);
+        third.close();
         assertThat(preLoginGauge()).as("a closed one neither").isEqualTo(1);
     }
 

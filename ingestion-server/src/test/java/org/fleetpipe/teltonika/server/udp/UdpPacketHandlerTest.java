@@ -10,6 +10,13 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
+import org.fleetpipe.teltonika.server.admission.Admission;
+import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
+import org.fleetpipe.teltonika.server.admission.TcpKnownImeis;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
@@ -39,15 +46,23 @@ class UdpPacketHandlerTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final FakeTelemetryWriter writer = new FakeTelemetryWriter();
     private final RecordingDeadLetters deadLetters = new RecordingDeadLetters();
-    private final EmbeddedChannel channel = new EmbeddedChannel(new UdpPacketHandler(
-            new UdpPacketDecoder(DecodeLimits.DEFAULTS), true, writer, deadLetters,
-            new IngestionMetrics(registry), MAX_IN_FLIGHT, new PendingCalls(),
-            org.fleetpipe.teltonika.server.admission.Admission.OPEN,
-            org.fleetpipe.teltonika.server.admission.NewImeiLimit.OFF,
-            new org.fleetpipe.teltonika.server.admission.RefusalLog(java.time.Duration.ofMinutes(1)),
-            // A frozen clock: each device has its burst of 20 records and nothing more.
-            new DeviceRateLimits(new DeviceRateSettings(1, 20, 0, 0), 10, () -> 0L)));
+    private EmbeddedChannel channel = channel(UdpAdmissionGate.OPEN, records -> true);
     private final RandomAvl random = new RandomAvl(11L);
+
+    private EmbeddedChannel channel(UdpAdmissionGate admission, IntPredicate writeBudget) {
+        return new EmbeddedChannel(new UdpPacketHandler(
+                new UdpPacketDecoder(DecodeLimits.DEFAULTS), true, writer, deadLetters,
+                new IngestionMetrics(registry), MAX_IN_FLIGHT, new PendingCalls(), admission, writeBudget,
+                new org.fleetpipe.teltonika.server.admission.RefusalLog(java.time.Duration.ofMinutes(1)),
+                // A frozen clock: each device has its burst of 20 records and nothing more.
+                new DeviceRateLimits(new DeviceRateSettings(1, 20, 0, 0), 10, () -> 0L)));
+    }
+
+    /** This test's channel instead, with {@code admission} and {@code writeBudget}. */
+    private void use(UdpAdmissionGate admission, IntPredicate writeBudget) {
+        channel.finishAndReleaseAll();
+        channel = channel(admission, writeBudget);
+    }
 
     @AfterEach
     void close() {
@@ -200,5 +215,59 @@ class UdpPacketHandlerTest {
         deadLetters.finishStores();
         channel.runPendingTasks();
         assertThat(channel.config().isAutoRead()).isTrue();
+    }
+
+    @Test
+    void datagram_whenImeiTextHoldsControlAndNonAsciiBytes_thenDeadLetteredOnlyEscaped() {
+        String forged = "3563\n\u001b[31m\u00e9\\" + "7".repeat(60);
+        byte[] datagram = datagram(9, forged, random.packet(CodecId.CODEC_8, 1));
+
+        receive(datagram);
+        channel.runPendingTasks();
+
+        assertThat(writer.count()).isZero();
+        assertThat(acks()).isEmpty();
+        assertThat(deadLetters.letters()).singleElement().satisfies(letter -> {
+            assertThat(letter.imei()).startsWith("3563\\x0a\\x1b[31m\\xe9\\\\777")
+                    .endsWith("...(" + forged.length() + " chars)")
+                    .hasSize(42 + "...(72 chars)".length());
+            assertThat(letter.imei().chars()).allMatch(c -> c >= 0x20 && c < 0x7F);
+        });
+    }
+
+    @Test
+    void datagrams_overTheWriteBudget_thenDroppedUnacknowledgedAndCounted() {
+        AtomicInteger budget = new AtomicInteger(5);
+        use(UdpAdmissionGate.OPEN, records -> budget.addAndGet(-records) >= 0);
+
+        receive(datagram(1, TestImeis.WIKI, random.packet(CodecId.CODEC_8, 3)));
+        receive(datagram(2, TestImeis.WIKI, random.packet(CodecId.CODEC_8, 3)));
+        channel.runPendingTasks();
+        writer.write(0).succeed();
+        channel.runPendingTasks();
+
+        assertThat(writer.count()).as("3 of 5 records, then 3 more do not fit").isEqualTo(1);
+        assertThat(acks()).extracting(UdpAck::packetId).containsExactly(1);
+        assertThat(counter("teltonika.udp.dropped", "reason", "write-budget")).isEqualTo(1);
+        assertThat(channel.config().isAutoRead()).as("nothing left in flight").isTrue();
+    }
+
+    @Test
+    void datagrams_whenTcpKnownRequired_thenOnlyImeisThatLoggedInOverTcpAreStored() {
+        Set<String> loggedInOverTcp = Set.of(TestImeis.WIKI);
+        use(new UdpAdmissionGate(Admission.OPEN, new TcpKnownImeis(
+                imei -> CompletableFuture.completedFuture(loggedInOverTcp.contains(imei.value()))), NewImeiLimit.OFF),
+                records -> true);
+
+        receive(datagram(1, TestImeis.OTHER, random.packet(CodecId.CODEC_8, 1)));
+        receive(datagram(2, TestImeis.WIKI, random.packet(CodecId.CODEC_8, 1)));
+        channel.runPendingTasks();
+        writer.write(0).succeed();
+        channel.runPendingTasks();
+
+        assertThat(writer.count()).isEqualTo(1);
+        assertThat(writer.write(0).imei().value()).isEqualTo(TestImeis.WIKI);
+        assertThat(acks()).extracting(UdpAck::packetId).containsExactly(2);
+        assertThat(counter("teltonika.logins", "reason", "not-tcp-known")).isEqualTo(1);
     }
 }
