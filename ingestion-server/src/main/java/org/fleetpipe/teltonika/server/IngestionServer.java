@@ -178,19 +178,19 @@ public final class IngestionServer implements AutoCloseable {
     private void startServices() throws InterruptedException {
         PrometheusMeterRegistry registry = MetricsBootstrap.registry();
         metrics = new IngestionMetrics(registry);
-        redisUrl = settings.redisUrl().orElseGet(this::startEmbeddedRedis);
-        redis = RedisConnector.connect(redisUrl, settings.redisCommandTimeout(),
+        redisUrl = settings.redis().url().orElseGet(this::startEmbeddedRedis);
+        redis = RedisConnector.connect(redisUrl, settings.redis().commandTimeout(),
                 new MicrometerCommandLatencyRecorder(registry, MicrometerOptions.create()),
-                settings.hostile().redisRequestQueueSize());
-        RedisKeys keys = new RedisKeys(settings.redisNamespace());
+                settings.devices().hostile().redisRequestQueueSize());
+        RedisKeys keys = new RedisKeys(settings.redis().namespace());
         RedisAsyncCommands<String, String> async = redis.connection().async();
 
         String host = InstanceIdAllocator.hostname();
-        String id = InstanceIdAllocator.allocate(redis.connection().sync(), keys, settings.instanceIdPrefix());
+        String id = InstanceIdAllocator.allocate(redis.connection().sync(), keys, settings.instance().idPrefix());
         identity = new InstanceIdentity(id, host, System.currentTimeMillis(), version());
         LogContext.instance(id);
-        heartbeat = new HeartbeatRenewer(async, keys, identity, settings.heartbeatTtl(),
-                settings.heartbeatInterval(), settings.redisCommandTimeout(), settings.maxKnownInstances(),
+        heartbeat = new HeartbeatRenewer(async, keys, identity, settings.instance().heartbeatTtl(),
+                settings.instance().heartbeatInterval(), settings.redis().commandTimeout(), settings.instance().maxKnownInstances(),
                 sessions::size);
         heartbeat.create();
         InstanceDirectory directory = new InstanceDirectory(async, keys);
@@ -206,16 +206,16 @@ public final class IngestionServer implements AutoCloseable {
                 .register(registry);
 
         TrackedConnectionRegistry devices = new TrackedConnectionRegistry(
-                new RedisConnectionRegistry(async, keys, identity, settings.deviceInfoTtl(),
-                        settings.hostile().deviceInfoTtlBeforeRecords()), pendingCalls);
+                new RedisConnectionRegistry(async, keys, identity, settings.devices().deviceInfoTtl(),
+                        settings.devices().hostile().deviceInfoTtlBeforeRecords()), pendingCalls);
         CommandStore commandStore = new RedisCommandStore(async, keys, identity::id, settings.commands());
         ReplyWaiter replies = new ReplyWaiter();
         commands = new CommandDispatcher(commandStore, sessions, settings.commands(), metrics, pendingCalls,
-                new UnsolicitedMessages(settings.hostile().maxDeviceMessagesPerMinute(),
-                        settings.hostile().maxDeviceMessageTextBytes()));
-        RedisAdmission admission = new RedisAdmission(async, keys, settings.admission());
+                new UnsolicitedMessages(settings.devices().hostile().maxDeviceMessagesPerMinute(),
+                        settings.devices().hostile().maxDeviceMessageTextBytes()));
+        RedisAdmission admission = new RedisAdmission(async, keys, settings.devices().admission());
         RevocationListener revocations = new RevocationListener(sessions, admission);
-        events = new InstanceEvents(redis.connectPubSub(), keys, settings.redisCommandTimeout(), Map.of(
+        events = new InstanceEvents(redis.connectPubSub(), keys, settings.redis().commandTimeout(), Map.of(
                 "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
                 "command", commands::wake,
                 "reply", replies::finished,
@@ -226,8 +226,8 @@ public final class IngestionServer implements AutoCloseable {
         events.listen(id);
         TelemetryWriter writes;
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(
-                settings.dedupWindow(), settings.dedupPerDevice(), settings.deviceInfoTtl());
-        if (settings.ackReplicas() > 0) {
+                settings.telemetry().dedupWindow(), settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl());
+        if (settings.telemetry().ackReplicas() > 0) {
             // WAIT blocks its connection, so these writes and their WAITs get one of their own.
             ConnectionEpoch epoch = new ConnectionEpoch();
             redis.client().addListener(epoch);
@@ -236,13 +236,13 @@ public final class IngestionServer implements AutoCloseable {
             RedisAsyncCommands<String, String> durable = durableConnection.async();
             replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys,
                     new TelemetryEntryMapper(identity::id), writeSettings), durable::waitForReplication, epoch,
-                    settings.ackReplicas(), settings.ackReplicasTimeout(), metrics::replicaShortfall);
+                    settings.telemetry().ackReplicas(), settings.telemetry().ackReplicasTimeout(), metrics::replicaShortfall);
             writes = replicaAcks;
         } else {
             // A Sentinel URL has no fixed primary for a connection of our own: the script alone then.
-            telemetryLanes = settings.transactionWrites()
+            telemetryLanes = settings.telemetry().transactionWrites()
                     ? RedisEndpoint.of(redisUrl).map(endpoint -> new TelemetryLanes(endpoint,
-                            Transports.socketChannel(), settings.redisCommandTimeout())).orElse(null)
+                            Transports.socketChannel(), settings.redis().commandTimeout())).orElse(null)
                     : null;
             RedisTelemetryWriter writer = new RedisTelemetryWriter(async, keys,
                     new TelemetryEntryMapper(identity::id), writeSettings, telemetryLanes);
@@ -250,52 +250,52 @@ public final class IngestionServer implements AutoCloseable {
             writes = writer;
         }
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
-        backpressure = new TelemetryBackpressure(writes, settings.retention(),
-                settings.maxConnections() + settings.maxUdpInFlight(),
-                DeviceStreamShares.of(settings.retention(), settings.hostile().deviceStreamShare()),
-                settings.hostile().maxHeldBytes());
+        backpressure = new TelemetryBackpressure(writes, settings.telemetry().retention(),
+                settings.devices().maxConnections() + settings.devices().maxUdpInFlight(),
+                DeviceStreamShares.of(settings.telemetry().retention(), settings.devices().hostile().deviceStreamShare()),
+                settings.devices().hostile().maxHeldBytes());
         writes = backpressure;
-        streamRetention = new StreamRetention(async, keys, settings.retention(), backpressure, metrics,
-                settings.redisCommandTimeout());
-        streamHealth = new StreamHealth(streamRetention::last, streamRetention::lastSuccessAt, settings.retention(),
+        streamRetention = new StreamRetention(async, keys, settings.telemetry().retention(), backpressure, metrics,
+                settings.redis().commandTimeout());
+        streamHealth = new StreamHealth(streamRetention::last, streamRetention::lastSuccessAt, settings.telemetry().retention(),
                 backpressure);
         StreamMetrics.bind(registry, streamRetention, backpressure);
         FrameDeadLetters deadLetters = new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, identity::id,
-                settings.deadLetterMaxEntries(), settings.deadLetterMaxFrameBytes(),
-                settings.hostile().deadLetterUnauthenticatedBytes(), metrics),
-                settings.hostile().deadLettersPerSecond(), settings.hostile().deadLettersPerAddressPerMinute(), metrics);
+                settings.telemetry().deadLetterMaxEntries(), settings.telemetry().deadLetterMaxFrameBytes(),
+                settings.devices().hostile().deadLetterUnauthenticatedBytes(), metrics),
+                settings.devices().hostile().deadLettersPerSecond(), settings.devices().hostile().deadLettersPerAddressPerMinute(), metrics);
         // In allow-list mode every IMEI that gets in was vetted: nothing new to limit.
-        NewImeiLimit newImeis = settings.admission() == AdmissionMode.OPEN
-                ? new NewImeiLimit(settings.hostile().maxNewImeisPerAddressPerMinute(), NewImeiLimit.knownIn(async, keys))
+        NewImeiLimit newImeis = settings.devices().admission() == AdmissionMode.OPEN
+                ? new NewImeiLimit(settings.devices().hostile().maxNewImeisPerAddressPerMinute(), NewImeiLimit.knownIn(async, keys))
                 : NewImeiLimit.OFF;
-        RefusalLog refusals = new RefusalLog(settings.refusalLogInterval());
+        RefusalLog refusals = new RefusalLog(settings.devices().refusalLogInterval());
         // Logged-in connections are tracked whatever their number; datagrams of devices new past this are dropped.
-        deviceRates = new DeviceRateLimits(settings.hostile().deviceRates(), settings.maxConnections() + 100_000);
+        deviceRates = new DeviceRateLimits(settings.devices().hostile().deviceRates(), settings.devices().maxConnections() + 100_000);
         PipelineServices services = new PipelineServices(settings, metrics, writes, deadLetters, sessions, devices,
                 pendingCalls, commands, admission, newImeis, refusals, deviceRates);
 
-        apiToken = settings.apiToken().orElseGet(() -> {
+        apiToken = settings.http().apiToken().orElseGet(() -> {
             String token = BearerTokenAuth.randomToken();
             LOG.warn("API_TOKEN is not set: generated the operator API token {} (shown once)", token);
             return token;
         });
         CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
-        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redisCommandTimeout(), registry,
+        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redis().commandTimeout(), registry,
                 streamHealth);
-        revocationSweeper = new RevocationSweeper(sessions, async, keys, settings.admission(),
-                settings.denySweepInterval(), settings.redisCommandTimeout());
-        purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redisCommandTimeout());
+        revocationSweeper = new RevocationSweeper(sessions, async, keys, settings.devices().admission(),
+                settings.devices().denySweepInterval(), settings.redis().commandTimeout());
+        purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redis().commandTimeout());
         List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory, new RemoteShutdown(async, keys)),
                 new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
         routes.addAll(new OpsRoutes(queueHealth, purger, async, keys).routes());
-        routes.add(new AdmissionRoutes(async, keys, settings.admission()));
+        routes.add(new AdmissionRoutes(async, keys, settings.devices().admission()));
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
-                settings.redisCommandTimeout(), new CommandHandBack(async, keys,
+                settings.redis().commandTimeout(), new CommandHandBack(async, keys,
                         settings.commands().deadLetterMaxEntries(), settings.commands().retention())),
                 settings.janitor(), janitorMetrics);
-        UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.decodeLimits()),
-                settings.imeiLuhnCheck(), writes, deadLetters, metrics, settings.maxUdpInFlight(), pendingCalls,
+        UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.devices().decodeLimits()),
+                settings.devices().imeiLuhnCheck(), writes, deadLetters, metrics, settings.devices().maxUdpInFlight(), pendingCalls,
                 udpAdmission(settings, admission, newImeis, async, keys), udpWriteBudget(settings), refusals,
                 deviceRates);
         // Every object that holds a script exists now: load them all before the first device can
@@ -303,7 +303,7 @@ public final class IngestionServer implements AutoCloseable {
         LuaScript.loadAll(redis.connection().sync());
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
-        workers = Transports.group(settings.ioThreadCount(), new DefaultThreadFactory("io", false));
+        workers = Transports.group(settings.listeners().ioThreadCount(), new DefaultThreadFactory("io", false));
         if (telemetryLanes != null) {
             telemetryLanes.serve(workers);
         }
@@ -313,8 +313,8 @@ public final class IngestionServer implements AutoCloseable {
             boss.scheduleAtFixedRate(deviceRates::sweep, 1, 1, TimeUnit.MINUTES);
         }
         TcpChannelInitializer plain = new TcpChannelInitializer(services);
-        int acceptsPerSecond = settings.hostile().maxAcceptsPerSecond();
-        int acceptsPerNetwork = settings.hostile().maxAcceptsPerNetworkPerSecond();
+        int acceptsPerSecond = settings.devices().hostile().maxAcceptsPerSecond();
+        int acceptsPerNetwork = settings.devices().hostile().maxAcceptsPerNetworkPerSecond();
         AcceptRateLimit acceptLimit = acceptsPerSecond > 0 || acceptsPerNetwork > 0
                 ? new AcceptRateLimit(acceptsPerSecond, acceptsPerNetwork, metrics::acceptPaused, remote -> {
                     metrics.acceptRefusedForNetwork();
@@ -324,16 +324,16 @@ public final class IngestionServer implements AutoCloseable {
                             acceptsPerNetwork);
                 })
                 : null;
-        tcpAddress = tcp.bind(boss, workers, settings.bindAddress(), settings.tcpPort(), plain, acceptLimit);
-        if (settings.tls().enabled()) {
-            tlsContext = new ReloadingSslContext(settings.tls());
+        tcpAddress = tcp.bind(boss, workers, settings.listeners().bindAddress(), settings.listeners().tcpPort(), plain, acceptLimit);
+        if (settings.listeners().tls().enabled()) {
+            tlsContext = new ReloadingSslContext(settings.listeners().tls());
             // The same caps across both ports: a device address counts once whichever it uses.
-            tlsAddress = tlsTcp.bind(boss, workers, settings.bindAddress(), settings.tls().port(),
-                    plain.withTls(tlsContext, settings.tls().handshakeTimeout().toMillis()), acceptLimit);
+            tlsAddress = tlsTcp.bind(boss, workers, settings.listeners().bindAddress(), settings.listeners().tls().port(),
+                    plain.withTls(tlsContext, settings.listeners().tls().handshakeTimeout().toMillis()), acceptLimit);
         }
-        if (settings.udpPort() > 0) {
-            udpAddress = udp.bind(workers, settings.bindAddress(), settings.udpPort(),
-                    settings.decodeLimits().maxFrameBytes(), udpHandler);
+        if (settings.listeners().udpPort() > 0) {
+            udpAddress = udp.bind(workers, settings.listeners().bindAddress(), settings.listeners().udpPort(),
+                    settings.devices().decodeLimits().maxFrameBytes(), udpHandler);
         }
         // One thread of its own: HTTP work (a scrape, a slow client) never delays a device's ACK.
         httpGroup = Transports.group(1, new DefaultThreadFactory("http", false));
@@ -342,7 +342,7 @@ public final class IngestionServer implements AutoCloseable {
         BearerTokenAuth auth = new BearerTokenAuth(apiToken, httpSettings.readToken());
         // Longer than the longest wait_ms, so a waiting request is answered.
         Duration readTimeout = settings.commands().maxWait().plusSeconds(30);
-        httpAddress = http.bind(httpGroup, httpSettings.bindAddress(), settings.httpPort(), OperatorHttpServer.api(
+        httpAddress = http.bind(httpGroup, httpSettings.bindAddress(), settings.http().port(), OperatorHttpServer.api(
                 new HttpConnections(httpSettings.maxConnections(), httpSettings.maxConnectionsPerAddress(), registry),
                 this::readiness, scrape, auth, routes, readTimeout,
                 RequestDeadline.api(httpSettings.requestTimeout(), registry)));
@@ -358,7 +358,7 @@ public final class IngestionServer implements AutoCloseable {
                 auth.readFingerprint().orElse("none"));
 
         identity.listeningOn(tcpAddress.getPort(), httpAddress.getPort());
-        heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instanceIdPrefix(), heartbeat,
+        heartbeat.start(new InstanceRecovery(redis.connection().sync(), keys, settings.instance().idPrefix(), heartbeat,
                 events, sessions, devices, () -> onRemoteShutdown.run(), imei -> commands.wake(imei.value())));
         heartbeat.renewSoon();
         commands.start();
@@ -376,15 +376,15 @@ public final class IngestionServer implements AutoCloseable {
     private static UdpAdmissionGate udpAdmission(ServerSettings settings, RedisAdmission admission,
                                                  NewImeiLimit newImeis, RedisAsyncCommands<String, String> async,
                                                  RedisKeys keys) {
-        boolean tcpKnown = settings.admission() == AdmissionMode.OPEN
-                && settings.hostile().udpAdmission() == UdpAdmission.TCP_KNOWN;
+        boolean tcpKnown = settings.devices().admission() == AdmissionMode.OPEN
+                && settings.devices().hostile().udpAdmission() == UdpAdmission.TCP_KNOWN;
         return new UdpAdmissionGate(admission,
                 tcpKnown ? new TcpKnownImeis(TcpKnownImeis.deviceInfoIn(async, keys)) : null, newImeis);
     }
 
     /** Records from UDP per second, all sources together; a second's worth may come at once. */
     private static IntPredicate udpWriteBudget(ServerSettings settings) {
-        int perSecond = settings.hostile().maxUdpRecordsPerSecond();
+        int perSecond = settings.devices().hostile().maxUdpRecordsPerSecond();
         if (perSecond <= 0) {
             return records -> true;
         }
@@ -393,7 +393,7 @@ public final class IngestionServer implements AutoCloseable {
     }
 
     private String startEmbeddedRedis() {
-        embeddedRedis = DevelopmentRedis.start(settings.embeddedRedisPort());
+        embeddedRedis = DevelopmentRedis.start(settings.redis().embeddedPort());
         // The URL holds a random password: shown once, like a generated API token (redacted elsewhere).
         LOG.warn("REDIS_URL is not set: started an embedded Redis for development ({}), with a random password,"
                 + " shown once: export REDIS_URL={} for redis-cli -u \"$REDIS_URL\" and the reference consumer."
@@ -428,7 +428,7 @@ public final class IngestionServer implements AutoCloseable {
             return Readiness.notReady("stopping").withTelemetry(telemetry);
         }
         if (replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5))) {
-            return Readiness.notReady("replicas do not confirm writes (ACK_REPLICAS=" + settings.ackReplicas()
+            return Readiness.notReady("replicas do not confirm writes (ACK_REPLICAS=" + settings.telemetry().ackReplicas()
                     + "): packets are not acknowledged").withTelemetry(telemetry);
         }
         // A full stream is not this pod's fault: every replica shares it, and 503 everywhere would take
@@ -464,7 +464,7 @@ public final class IngestionServer implements AutoCloseable {
         closed = true;
         stopping = true;
         // One budget for the whole stop, so Kubernetes' termination grace period can be sized from it.
-        long deadline = System.nanoTime() + settings.shutdownGrace().toNanos();
+        long deadline = System.nanoTime() + settings.shutdown().grace().toNanos();
         if (janitor != null) {
             janitor.close();
         }
@@ -494,12 +494,12 @@ public final class IngestionServer implements AutoCloseable {
         }
         if (!pendingCalls.awaitIdle(left(deadline))) {
             LOG.warn("{} packets or Redis calls still under way after {}; their devices get no ACK and will resend",
-                    pendingCalls.pending(), settings.shutdownGrace());
+                    pendingCalls.pending(), settings.shutdown().grace());
         }
         udp.close();
         // Closing and releasing always get a moment, even when the writes used up the grace.
         // Within the grace: the drain window never pushes the stop past it.
-        Duration window = min(settings.drainWindow(), left(deadline));
+        Duration window = min(settings.shutdown().drainWindow(), left(deadline));
         tcp.closeAll(window, atLeastASecond(deadline));
         tlsTcp.closeAll(window, atLeastASecond(deadline));
         if (tlsContext != null) {

@@ -27,7 +27,7 @@ public final class IngestionServerMain {
         ServerSettings settings;
         try {
             settings = SettingsLoader.load();
-            if (settings.redisUrl().isEmpty()) {
+            if (settings.redis().url().isEmpty()) {
                 DevelopmentRedis.requireAvailable();
             }
         } catch (SettingsException e) {

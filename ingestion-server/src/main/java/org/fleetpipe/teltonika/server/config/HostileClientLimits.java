@@ -1,6 +1,16 @@
 package org.fleetpipe.teltonika.server.config;
 
+import static org.fleetpipe.teltonika.server.config.SettingValues.fraction;
+import static org.fleetpipe.teltonika.server.config.SettingValues.intIn;
+import static org.fleetpipe.teltonika.server.config.SettingValues.longIn;
+import static org.fleetpipe.teltonika.server.config.SettingValues.oneOf;
+import static org.fleetpipe.teltonika.server.config.SettingValues.positive;
+import static org.fleetpipe.teltonika.server.config.SettingValues.refuse;
+import static org.fleetpipe.teltonika.server.config.SettingValues.typed;
+
+import com.typesafe.config.Config;
 import java.time.Duration;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
 
@@ -50,4 +60,64 @@ public record HostileClientLimits(
         int maxAcceptsPerNetworkPerSecond,
         UdpAdmission udpAdmission,
         int maxUdpRecordsPerSecond) {
+
+    static HostileClientLimits from(Config c, DecodeLimits decodeLimits) {
+        return new HostileClientLimits(
+                intIn(c, "limits.max-pre-login-connections", 1, 10_000_000),
+                intIn(c, "limits.max-pre-login-connections-per-address", 0, 10_000_000),
+                intIn(c, "limits.max-new-imeis-per-address-per-minute", 0, 10_000_000),
+                positive(c, "registry.device-info-ttl-before-records"),
+                intIn(c, "dead-letters.max-per-second", 1, 1_000_000),
+                intIn(c, "dead-letters.max-per-address-per-minute", 1, 1_000_000),
+                intIn(c, "dead-letters.max-unauthenticated-frame-bytes", 16, 16 * 1024 * 1024),
+                intIn(c, "redis.request-queue-size", 100, Integer.MAX_VALUE),
+                intIn(c, "limits.max-device-messages-per-minute", 1, 1_000_000),
+                intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024),
+                acceptsPerSecond(c),
+                deviceRates(c, decodeLimits.maxFrameBytes()),
+                fraction(c, "telemetry.backpressure.device-share"),
+                heldBytes(c),
+                intIn(c, "limits.max-accepts-per-network-per-second", 0, 10_000_000),
+                UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(), UdpAdmission.ANY.label())),
+                udpRecordsPerSecond(c, decodeLimits));
+    }
+
+    private static DeviceRateSettings deviceRates(Config c, int maxFrameBytes) {
+        int records = intIn(c, "limits.device-records-per-second", 0, 10_000_000);
+        int recordsBurst = intIn(c, "limits.device-records-burst", 1, 100_000_000);
+        int bytes = intIn(c, "limits.device-bytes-per-second", 0, 1_000_000_000);
+        int bytesBurst = intIn(c, "limits.device-bytes-burst", 1, 1_000_000_000);
+        // A datagram is taken whole or dropped: a burst below one packet would drop it forever.
+        if (records > 0 && recordsBurst < 255) {
+            throw refuse(c, "limits.device-records-burst", "must be at least 255 (a whole packet), got " + recordsBurst);
+        }
+        if (bytes > 0 && bytesBurst < maxFrameBytes) {
+            throw refuse(c, "limits.device-bytes-burst", "must be at least " + typed(c, "limits.max-frame-bytes")
+                    + ", " + maxFrameBytes + ", got " + bytesBurst);
+        }
+        return new DeviceRateSettings(records, recordsBurst, bytes, bytesBurst);
+    }
+
+    private static long heldBytes(Config c) {
+        long bytes = longIn(c, "telemetry.backpressure.max-held-bytes", 0, Long.MAX_VALUE);
+        return bytes > 0 ? bytes : Runtime.getRuntime().maxMemory() / 8;
+    }
+
+    private static int udpRecordsPerSecond(Config c, DecodeLimits decodeLimits) {
+        int perSecond = intIn(c, "limits.max-udp-records-per-second", 0, 100_000_000);
+        if (perSecond > 0 && perSecond < decodeLimits.maxRecords()) {
+            // A packet's records are taken from the budget at once: a smaller one would refuse a full packet forever.
+            throw refuse(c, "limits.max-udp-records-per-second", "must be 0 (no cap) or at least "
+                    + typed(c, "limits.max-records-per-packet"));
+        }
+        return perSecond;
+    }
+
+    private static int acceptsPerSecond(Config c) {
+        int perSecond = intIn(c, "limits.max-accepts-per-second", 0, 10_000_000);
+        if (perSecond > 0 && perSecond < 10) {
+            throw refuse(c, "limits.max-accepts-per-second", "must be 0 (no cap) or at least 10, got " + perSecond);
+        }
+        return perSecond;
+    }
 }

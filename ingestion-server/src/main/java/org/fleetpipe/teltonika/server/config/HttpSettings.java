@@ -1,11 +1,19 @@
 package org.fleetpipe.teltonika.server.config;
 
+import static org.fleetpipe.teltonika.server.config.SettingValues.intIn;
+import static org.fleetpipe.teltonika.server.config.SettingValues.positive;
+import static org.fleetpipe.teltonika.server.config.SettingValues.refuse;
+import static org.fleetpipe.teltonika.server.config.SettingValues.string;
+import static org.fleetpipe.teltonika.server.config.SettingValues.typed;
+
+import com.typesafe.config.Config;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The HTTP listeners' own settings (the API port is {@link ServerSettings#httpPort()}).
+ * The HTTP listeners: the operator API's port and tokens, and the health port.
  *
+ * @param port                     the operator API's port
  * @param bindAddress              the address both HTTP listeners bind to; the device bind address
  *                                 unless set
  * @param maxConnections           API port connections at once; more are answered 503 and closed
@@ -15,15 +23,52 @@ import java.util.Optional;
  *                                 the connection's start or the previous answer
  * @param healthPort               the health listener ({@code /health/*}, {@code /metrics}); 0 = a free port
  * @param healthMaxConnections     health port connections at once
+ * @param apiToken                 the operator token; empty = generated at start and logged once
  * @param readToken                the read-only API token (GET only), if any
  */
-public record HttpSettings(String bindAddress, int maxConnections, int maxConnectionsPerAddress,
+public record HttpSettings(int port, String bindAddress, int maxConnections, int maxConnectionsPerAddress,
                            Duration requestTimeout, int healthPort, int healthMaxConnections,
-                           Optional<String> readToken) {
+                           Optional<String> apiToken, Optional<String> readToken) {
 
-    /** Copy with another health port; tests bind to 0 to get a free one. */
-    public HttpSettings withHealthPort(int port) {
-        return new HttpSettings(bindAddress, maxConnections, maxConnectionsPerAddress, requestTimeout, port,
-                healthMaxConnections, readToken);
+    /** 32 characters: 128 bits as hex, far beyond guessing over HTTP. */
+    static final int MIN_API_TOKEN_CHARS = 32;
+
+
+    /** Copy with other ports; tests bind to 0 to get free ones. */
+    HttpSettings withPorts(int api, int health) {
+        return new HttpSettings(api, bindAddress, maxConnections, maxConnectionsPerAddress, requestTimeout, health,
+                healthMaxConnections, apiToken, readToken);
+    }
+
+    static HttpSettings from(Config c, String deviceBindAddress) {
+        int httpPort = SettingValues.port(c, "http-port");
+        int healthPort = SettingValues.port(c, "health-port");
+        if (healthPort != 0 && healthPort == httpPort) {
+            throw refuse(c, "health-port", "must differ from " + typed(c, "http-port")
+                    + ": the probes get a listener of their own");
+        }
+        String token = string(c, "api-token").trim();
+        if (!token.isEmpty() && token.length() < MIN_API_TOKEN_CHARS) {
+            // A short token can be guessed; the value itself is never shown (SettingValues).
+            throw refuse(c, "api-token", "must be at least " + MIN_API_TOKEN_CHARS
+                    + " characters (openssl rand -hex 32 makes one), or unset for a generated one");
+        }
+        String readToken = string(c, "api-token-read").trim();
+        if (!readToken.isEmpty() && readToken.length() < MIN_API_TOKEN_CHARS) {
+            throw refuse(c, "api-token-read", "must be at least " + MIN_API_TOKEN_CHARS
+                    + " characters (openssl rand -hex 32 makes one), or unset for none");
+        }
+        if (!readToken.isEmpty() && readToken.equals(token)) {
+            throw refuse(c, "api-token-read", "must differ from the operator token (API_TOKEN)");
+        }
+        return new HttpSettings(httpPort, string(c, "http.bind-address").trim().isEmpty() ? deviceBindAddress
+                : ListenerSettings.bindAddress(c, "http.bind-address"),
+                intIn(c, "http.max-connections", 1, 100_000),
+                intIn(c, "http.max-connections-per-address", 0, 100_000),
+                positive(c, "http.request-timeout"),
+                healthPort,
+                intIn(c, "http.health-max-connections", 1, 100_000),
+                token.isEmpty() ? Optional.empty() : Optional.of(token),
+                readToken.isEmpty() ? Optional.empty() : Optional.of(readToken));
     }
 }

@@ -48,15 +48,15 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         this.tls = tls;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
         ServerSettings s = services.settings();
-        DecodeLimits limits = s.decodeLimits();
+        DecodeLimits limits = s.devices().decodeLimits();
         this.tracker = sharedTracker != null ? sharedTracker : new ConnectionTracker(services.metrics(),
-                s.maxConnections(),
-                new AddressLimiter(s.maxConnectionsPerAddress(), s.maxNewConnectionsPerAddressPerSecond()));
+                s.devices().maxConnections(),
+                new AddressLimiter(s.devices().maxConnectionsPerAddress(), s.devices().maxNewConnectionsPerAddressPerSecond()));
         if (sharedPreLogin != null) {
             this.preLogin = sharedPreLogin;
         } else {
-            this.preLogin = new PreLoginCounts(s.hostile().maxPreLoginConnections(),
-                    s.hostile().maxPreLoginConnectionsPerAddress());
+            this.preLogin = new PreLoginCounts(s.devices().hostile().maxPreLoginConnections(),
+                    s.devices().hostile().maxPreLoginConnectionsPerAddress());
             services.metrics().preLoginConnections(preLogin::count);
         }
         this.frameReader = new TcpFrameReader(limits);
@@ -70,15 +70,15 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         ServerSettings s = services.settings();
         ChannelPipeline p = ch.pipeline();
         p.addLast(HandlerNames.TRACKER, tracker);
-        p.addLast(HandlerNames.PRE_LOGIN, new PreLoginGate(preLogin, s.loginTimeout().toMillis()));
+        p.addLast(HandlerNames.PRE_LOGIN, new PreLoginGate(preLogin, s.devices().loginTimeout().toMillis()));
         if (tls != null) {
             SslHandler ssl = tls.get().newHandler(ch.alloc());
             ssl.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
             p.addLast(HandlerNames.TLS, ssl);
         }
         p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector));
-        p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.maxQueuedFrames(), services.metrics()));
-        p.addLast(HandlerNames.LOGIN, new LoginHandler(s.imeiLuhnCheck(), s.readIdleTimeout().toMillis(),
+        p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.devices().maxQueuedFrames(), services.metrics()));
+        p.addLast(HandlerNames.LOGIN, new LoginHandler(s.devices().imeiLuhnCheck(), s.devices().readIdleTimeout().toMillis(),
                 services.sessions(), services.registry(), services.commands(), services.admission(),
                 services.newImeis(), services.refusals(), services.metrics()));
         if (services.rates().enabled()) {

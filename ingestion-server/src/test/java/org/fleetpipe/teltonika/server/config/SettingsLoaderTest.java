@@ -47,12 +47,12 @@ class SettingsLoaderTest {
     void load_whenNothingOverridden_thenContractDefaults() {
         ServerSettings s = SettingsLoader.load();
 
-        assertThat(s.tcpPort()).isEqualTo(Integer.parseInt(envOr("TCP_PORT", "5027")));
-        assertThat(s.udpPort()).isEqualTo(Integer.parseInt(envOr("UDP_PORT", "5027")));
-        assertThat(s.httpPort()).isEqualTo(Integer.parseInt(envOr("HTTP_PORT", "8080")));
-        assertThat(s.redisUrl()).isEqualTo(Optional.ofNullable(System.getenv("REDIS_URL")).map(String::trim)
+        assertThat(s.listeners().tcpPort()).isEqualTo(Integer.parseInt(envOr("TCP_PORT", "5027")));
+        assertThat(s.listeners().udpPort()).isEqualTo(Integer.parseInt(envOr("UDP_PORT", "5027")));
+        assertThat(s.http().port()).isEqualTo(Integer.parseInt(envOr("HTTP_PORT", "8080")));
+        assertThat(s.redis().url()).isEqualTo(Optional.ofNullable(System.getenv("REDIS_URL")).map(String::trim)
                 .filter(u -> !u.isEmpty()));
-        assertThat(s.imeiLuhnCheck()).isEqualTo(Boolean.parseBoolean(envOr("IMEI_LUHN_CHECK", "true")));
+        assertThat(s.devices().imeiLuhnCheck()).isEqualTo(Boolean.parseBoolean(envOr("IMEI_LUHN_CHECK", "true")));
     }
 
     @Test
@@ -62,28 +62,28 @@ class SettingsLoaderTest {
 
         ServerSettings s = SettingsLoader.load();
 
-        assertThat(s.bindAddress()).isEqualTo(envOr("BIND_ADDRESS", ref.getString("bind-address")));
-        assertThat(s.redisCommandTimeout()).isEqualTo(ref.getDuration("redis.command-timeout"));
-        assertThat(s.redisNamespace()).isEqualTo(envOr("REDIS_NAMESPACE", ref.getString("redis.namespace")));
-        assertThat(s.embeddedRedisPort()).isEqualTo(ref.getInt("redis.embedded-port"));
-        assertThat(s.instanceIdPrefix()).isEqualTo(envOr("INSTANCE_ID", ref.getString("instance-id-prefix")));
-        assertThat(s.decodeLimits()).isEqualTo(new DecodeLimits(
+        assertThat(s.listeners().bindAddress()).isEqualTo(envOr("BIND_ADDRESS", ref.getString("bind-address")));
+        assertThat(s.redis().commandTimeout()).isEqualTo(ref.getDuration("redis.command-timeout"));
+        assertThat(s.redis().namespace()).isEqualTo(envOr("REDIS_NAMESPACE", ref.getString("redis.namespace")));
+        assertThat(s.redis().embeddedPort()).isEqualTo(ref.getInt("redis.embedded-port"));
+        assertThat(s.instance().idPrefix()).isEqualTo(envOr("INSTANCE_ID", ref.getString("instance-id-prefix")));
+        assertThat(s.devices().decodeLimits()).isEqualTo(new DecodeLimits(
                 ref.getInt("limits.max-frame-bytes"),
                 ref.getInt("limits.max-records-per-packet"),
                 ref.getInt("limits.max-io-per-record"),
                 ref.getInt("limits.max-variable-io-bytes"),
                 DecodeLimits.DEFAULTS.maxLoginBytes()));
-        assertThat(s.maxConnections()).isEqualTo(ref.getInt("limits.max-connections"));
+        assertThat(s.devices().maxConnections()).isEqualTo(ref.getInt("limits.max-connections"));
         assertThat(ref.getInt("io-threads")).isZero();
-        assertThat(s.ioThreadCount()).isEqualTo(Runtime.getRuntime().availableProcessors());
-        assertThat(s.maxQueuedFrames()).isEqualTo(ref.getInt("limits.max-queued-frames"));
-        assertThat(s.maxUdpInFlight()).isEqualTo(ref.getInt("limits.max-udp-in-flight"));
-        assertThat(s.loginTimeout()).isEqualTo(ref.getDuration("timeouts.login"));
-        assertThat(s.readIdleTimeout()).isEqualTo(ref.getDuration("timeouts.read-idle"));
-        assertThat(s.retention().maxLenWithoutGroups()).isEqualTo(ref.getLong("telemetry.stream-max-len"));
-        assertThat(s.deadLetterMaxEntries()).isEqualTo(ref.getInt("dead-letters.max-entries"));
-        assertThat(s.deadLetterMaxFrameBytes()).isEqualTo(ref.getInt("dead-letters.max-frame-bytes"));
-        assertThat(s.shutdownGrace()).isEqualTo(ref.getDuration("shutdown.grace"));
+        assertThat(s.listeners().ioThreadCount()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(s.devices().maxQueuedFrames()).isEqualTo(ref.getInt("limits.max-queued-frames"));
+        assertThat(s.devices().maxUdpInFlight()).isEqualTo(ref.getInt("limits.max-udp-in-flight"));
+        assertThat(s.devices().loginTimeout()).isEqualTo(ref.getDuration("timeouts.login"));
+        assertThat(s.devices().readIdleTimeout()).isEqualTo(ref.getDuration("timeouts.read-idle"));
+        assertThat(s.telemetry().retention().maxLenWithoutGroups()).isEqualTo(ref.getLong("telemetry.stream-max-len"));
+        assertThat(s.telemetry().deadLetterMaxEntries()).isEqualTo(ref.getInt("dead-letters.max-entries"));
+        assertThat(s.telemetry().deadLetterMaxFrameBytes()).isEqualTo(ref.getInt("dead-letters.max-frame-bytes"));
+        assertThat(s.shutdown().grace()).isEqualTo(ref.getDuration("shutdown.grace"));
     }
 
     @Test
@@ -113,9 +113,9 @@ class SettingsLoaderTest {
         ServerSettings s = SettingsLoader.load(Map.of("admission.udp", "ANY",
                 "limits.max-udp-records-per-second", 0, "limits.max-accepts-per-network-per-second", 7));
 
-        assertThat(s.hostile().udpAdmission()).isEqualTo(org.fleetpipe.teltonika.server.admission.UdpAdmission.ANY);
-        assertThat(s.hostile().maxUdpRecordsPerSecond()).isZero();
-        assertThat(s.hostile().maxAcceptsPerNetworkPerSecond()).isEqualTo(7);
+        assertThat(s.devices().hostile().udpAdmission()).isEqualTo(org.fleetpipe.teltonika.server.admission.UdpAdmission.ANY);
+        assertThat(s.devices().hostile().maxUdpRecordsPerSecond()).isZero();
+        assertThat(s.devices().hostile().maxAcceptsPerNetworkPerSecond()).isEqualTo(7);
     }
 
     @Test
@@ -140,22 +140,22 @@ class SettingsLoaderTest {
 
         ServerSettings s = SettingsLoader.load(overrides);
 
-        assertThat(s.bindAddress()).isEqualTo("127.0.0.1");
-        assertThat(s.tcpPort()).isEqualTo(6001);
-        assertThat(s.udpPort()).as("0 turns UDP off").isZero();
-        assertThat(s.httpPort()).isEqualTo(9090);
-        assertThat(s.redisUrl()).contains("redis://:secret@127.0.0.1:6380/2");
-        assertThat(s.redisCommandTimeout()).isEqualTo(Duration.ofMillis(750));
-        assertThat(s.redisNamespace()).isEqualTo("fleet-a:");
-        assertThat(s.instanceIdPrefix()).isEqualTo("pod-7");
-        assertThat(s.imeiLuhnCheck()).isFalse();
-        assertThat(s.decodeLimits().maxFrameBytes()).isEqualTo(1280);
-        assertThat(s.decodeLimits().maxRecords()).isEqualTo(50);
-        assertThat(s.maxQueuedFrames()).isEqualTo(4);
-        assertThat(s.loginTimeout()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(s.readIdleTimeout()).isEqualTo(Duration.ofMinutes(3));
-        assertThat(s.retention().maxLenWithoutGroups()).as("0 = no cap").isZero();
-        assertThat(s.shutdownGrace()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(s.listeners().bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(s.listeners().tcpPort()).isEqualTo(6001);
+        assertThat(s.listeners().udpPort()).as("0 turns UDP off").isZero();
+        assertThat(s.http().port()).isEqualTo(9090);
+        assertThat(s.redis().url()).contains("redis://:secret@127.0.0.1:6380/2");
+        assertThat(s.redis().commandTimeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(s.redis().namespace()).isEqualTo("fleet-a:");
+        assertThat(s.instance().idPrefix()).isEqualTo("pod-7");
+        assertThat(s.devices().imeiLuhnCheck()).isFalse();
+        assertThat(s.devices().decodeLimits().maxFrameBytes()).isEqualTo(1280);
+        assertThat(s.devices().decodeLimits().maxRecords()).isEqualTo(50);
+        assertThat(s.devices().maxQueuedFrames()).isEqualTo(4);
+        assertThat(s.devices().loginTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.devices().readIdleTimeout()).isEqualTo(Duration.ofMinutes(3));
+        assertThat(s.telemetry().retention().maxLenWithoutGroups()).as("0 = no cap").isZero();
+        assertThat(s.shutdown().grace()).isEqualTo(Duration.ofMillis(1500));
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -164,7 +164,7 @@ class SettingsLoaderTest {
             "redis.url | rediss://user:pw@redis.example:6380/0",
             "redis.url | redis-sentinel://h1:26379,h2:26379/0#mymaster"})
     void load_whenRedisUrlOfAContractScheme_thenAccepted(String key, String url) {
-        assertThat(SettingsLoader.load(Map.of(key, url)).redisUrl()).contains(url);
+        assertThat(SettingsLoader.load(Map.of(key, url)).redis().url()).contains(url);
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -274,10 +274,10 @@ class SettingsLoaderTest {
                         + " (teltonika.server.tls.port): client certificates are asked for on the TLS port only");
         TlsSettings tls = SettingsLoader.loadWithEnvironment(Map.of("TLS_CLIENT_AUTH", "Require",
                 "TLS_CLIENT_CA_FILE", "/ca.pem", "TLS_PORT", "6000", "TLS_CERT_FILE", "/c.pem", "TLS_KEY_FILE",
-                "/k.pem"), Map.of()).tls();
+                "/k.pem"), Map.of()).listeners().tls();
         assertThat(tls.clientAuth()).isEqualTo(TlsClientAuth.REQUIRE);
         assertThat(tls.clientCaFile()).isEqualTo("/ca.pem");
-        assertThat(SettingsLoader.loadWithEnvironment(Map.of(), Map.of()).tls().clientAuth()).as("the default")
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of(), Map.of()).listeners().tls().clientAuth()).as("the default")
                 .isEqualTo(TlsClientAuth.NONE);
     }
 
@@ -290,9 +290,9 @@ class SettingsLoaderTest {
                 .hasMessage("API_TOKEN=<hidden> (teltonika.server.api-token): must be at least 32 characters"
                         + " (openssl rand -hex 32 makes one), or unset for a generated one")
                 .message().doesNotContain(shortToken);
-        assertThat(SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", shortToken + "y"), Map.of()).apiToken())
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", shortToken + "y"), Map.of()).http().apiToken())
                 .contains(shortToken + "y");
-        assertThat(SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", " "), Map.of()).apiToken())
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("API_TOKEN", " "), Map.of()).http().apiToken())
                 .as("blank: a generated one").isEmpty();
     }
 
@@ -303,9 +303,9 @@ class SettingsLoaderTest {
         ServerSettings both = SettingsLoader.loadWithEnvironment(
                 Map.of("BIND_ADDRESS", "0.0.0.0", "HTTP_BIND_ADDRESS", "127.0.0.1", "HTTP_MAX_CONNECTIONS", "5"),
                 Map.of());
-        assertThat(both.bindAddress()).isEqualTo("0.0.0.0");
-        assertThat(both.http()).isEqualTo(new HttpSettings("127.0.0.1", 5, 16, Duration.ofSeconds(10), 8081, 16,
-                Optional.empty()));
+        assertThat(both.listeners().bindAddress()).isEqualTo("0.0.0.0");
+        assertThat(both.http()).isEqualTo(new HttpSettings(8080, "127.0.0.1", 5, 16, Duration.ofSeconds(10), 8081, 16,
+                Optional.empty(), Optional.empty()));
         assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("HTTP_BIND_ADDRESS", "intranet"), Map.of()))
                 .hasMessage("HTTP_BIND_ADDRESS=intranet (teltonika.server.http.bind-address): not an IP address");
     }
@@ -316,8 +316,8 @@ class SettingsLoaderTest {
                 "HTTP_MAX_CONNECTIONS_PER_ADDRESS", "4", "HTTP_REQUEST_TIMEOUT", "3s", "HEALTH_MAX_CONNECTIONS", "2",
                 "API_TOKEN", "o".repeat(32), "API_TOKEN_READ", "r".repeat(32)), Map.of()).http();
 
-        assertThat(http).isEqualTo(new HttpSettings(http.bindAddress(), 64, 4, Duration.ofSeconds(3), 9091, 2,
-                Optional.of("r".repeat(32))));
+        assertThat(http).isEqualTo(new HttpSettings(8080, http.bindAddress(), 64, 4, Duration.ofSeconds(3), 9091, 2,
+                Optional.of("o".repeat(32)), Optional.of("r".repeat(32))));
         assertThat(SettingsLoader.load(Map.of()).withPorts(0, 0, 0, 0).http().healthPort()).as("tests bind to 0")
                 .isZero();
     }
@@ -361,7 +361,7 @@ class SettingsLoaderTest {
                 Map.of("TELEMETRY_LAG_DEGRADED_AGE", "10m", "TELEMETRY_LAG_UNHEALTHY_AGE", "5m"), Map.of()))
                 .isInstanceOf(SettingsException.class).hasMessageContaining("TELEMETRY_LAG_UNHEALTHY_AGE=5m");
         assertThat(SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_MAX_UNREAD", "0", "TELEMETRY_RETENTION",
-                "Delivered"), Map.of()).retention()).extracting(r -> r.maxUnread(), r -> r.mode())
+                "Delivered"), Map.of()).telemetry().retention()).extracting(r -> r.maxUnread(), r -> r.mode())
                 .containsExactly(0L, org.fleetpipe.teltonika.server.stream.RetentionMode.DELIVERED);
     }
 
@@ -381,13 +381,13 @@ class SettingsLoaderTest {
                 "SHUTDOWN_GRACE", "2500ms", "DEDUP_WINDOW", "0", "DRAIN_WINDOW", "0", "DEVICE_INFO_TTL", "2d"),
                 Map.of());
 
-        assertThat(s.heartbeatTtl()).isEqualTo(Duration.ofSeconds(20));
-        assertThat(s.heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.instance().heartbeatTtl()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(s.instance().heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.janitor().interval()).isEqualTo(Duration.ofMillis(1500));
-        assertThat(s.shutdownGrace()).isEqualTo(Duration.ofMillis(2500));
-        assertThat(s.dedupWindow()).as("0 = off, in any unit").isZero();
-        assertThat(s.drainWindow()).isZero();
-        assertThat(s.deviceInfoTtl()).isEqualTo(Duration.ofDays(2));
+        assertThat(s.shutdown().grace()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(s.telemetry().dedupWindow()).as("0 = off, in any unit").isZero();
+        assertThat(s.shutdown().drainWindow()).isZero();
+        assertThat(s.devices().deviceInfoTtl()).isEqualTo(Duration.ofDays(2));
     }
 
     @Test
@@ -399,7 +399,7 @@ class SettingsLoaderTest {
 
     @Test
     void load_whenBooleanVariableInUpperCase_thenAccepted() {
-        assertThat(SettingsLoader.loadWithEnvironment(Map.of("IMEI_LUHN_CHECK", "FALSE"), Map.of()).imeiLuhnCheck())
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("IMEI_LUHN_CHECK", "FALSE"), Map.of()).devices().imeiLuhnCheck())
                 .isFalse();
     }
 

@@ -64,7 +64,7 @@ final class PipelineHarness implements AutoCloseable {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
                 devices, inFlight, commands, admission, NewImeiLimit.OFF, new RefusalLog(Duration.ofMinutes(1)),
-                new DeviceRateLimits(settings.hostile().deviceRates(), 1000, rateNanos::get)));
+                new DeviceRateLimits(settings.devices().hostile().deviceRates(), 1000, rateNanos::get)));
     }
 
     /** A new device connection, active as if just accepted. */

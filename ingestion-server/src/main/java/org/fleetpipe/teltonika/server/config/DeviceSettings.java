@@ -1,0 +1,60 @@
+package org.fleetpipe.teltonika.server.config;
+
+import static org.fleetpipe.teltonika.server.config.SettingValues.bool;
+import static org.fleetpipe.teltonika.server.config.SettingValues.intIn;
+import static org.fleetpipe.teltonika.server.config.SettingValues.oneOf;
+import static org.fleetpipe.teltonika.server.config.SettingValues.positive;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+import org.fleetpipe.teltonika.codec.DecodeLimits;
+import org.fleetpipe.teltonika.server.admission.AdmissionMode;
+
+/**
+ * What a device connection may do: who may log in, how much it may send, how long it may take.
+ *
+ * @param denySweepInterval how often the IMEIs held here are checked against devices:denied (and the
+ *                          allow-list), for a message that was lost
+ * @param maxQueuedFrames   frames a device may send ahead while its previous packet is written
+ * @param maxUdpInFlight    datagrams written at once before the UDP socket stops reading
+ * @param deviceInfoTtl     lifetime of device:info:{imei} once the device stored records
+ * @param hostile           the bounds against hosts without credentials and misbehaving devices
+ */
+public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Duration refusalLogInterval,
+                             Duration denySweepInterval, int maxConnections, int maxConnectionsPerAddress,
+                             int maxNewConnectionsPerAddressPerSecond, DecodeLimits decodeLimits,
+                             int maxQueuedFrames, int maxUdpInFlight, Duration loginTimeout,
+                             Duration readIdleTimeout, Duration deviceInfoTtl, HostileClientLimits hostile) {
+
+    static DeviceSettings from(Config c) {
+        DecodeLimits limits = decodeLimits(c);
+        return new DeviceSettings(bool(c, "imei-luhn-check"),
+                AdmissionMode.of(oneOf(c, "admission.mode", AdmissionMode.OPEN.label(),
+                        AdmissionMode.ALLOW_LIST.label())),
+                positive(c, "admission.refusal-log-interval"),
+                positive(c, "admission.deny-sweep-interval"),
+                intIn(c, "limits.max-connections", 1, 10_000_000),
+                intIn(c, "limits.max-connections-per-address", 0, 10_000_000),
+                intIn(c, "limits.max-new-connections-per-address-per-second", 0, 10_000_000),
+                limits,
+                intIn(c, "limits.max-queued-frames", 1, 4096),
+                intIn(c, "limits.max-udp-in-flight", 1, 1_000_000),
+                positive(c, "timeouts.login"),
+                positive(c, "timeouts.read-idle"),
+                positive(c, "registry.device-info-ttl"),
+                HostileClientLimits.from(c, limits));
+    }
+
+    private static DecodeLimits decodeLimits(Config c) {
+        try {
+            return new DecodeLimits(
+                    intIn(c, "limits.max-frame-bytes", 45, 16 * 1024 * 1024),
+                    intIn(c, "limits.max-records-per-packet", 1, 255),
+                    intIn(c, "limits.max-io-per-record", 0, 65535),
+                    intIn(c, "limits.max-variable-io-bytes", 0, 65535),
+                    DecodeLimits.DEFAULTS.maxLoginBytes());
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(SettingValues.ROOT + ".limits: " + e.getMessage(), e);
+        }
+    }
+}
