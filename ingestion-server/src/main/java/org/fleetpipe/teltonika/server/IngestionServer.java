@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.IntPredicate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -52,7 +53,7 @@ import org.fleetpipe.teltonika.server.http.routes.AdmissionRoutes;
 import org.fleetpipe.teltonika.server.http.routes.CommandRoutes;
 import org.fleetpipe.teltonika.server.http.routes.OpsRoutes;
 import org.fleetpipe.teltonika.server.ops.Purger;
-import org.fleetpipe.teltonika.server.ops.QueueHealthMonitor;
+import org.fleetpipe.teltonika.server.health.QueueHealthMonitor;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.http.CachedScrape;
 import org.fleetpipe.teltonika.server.http.HttpConnections;
@@ -70,17 +71,20 @@ import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
 import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriteMetrics;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.lifecycle.HeartbeatMetrics;
 import org.fleetpipe.teltonika.server.lifecycle.InstanceRecovery;
 import org.fleetpipe.teltonika.server.lifecycle.LogContext;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.lifecycle.TrackedConnectionRegistry;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.metrics.MetricsBootstrap;
+import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 import org.fleetpipe.teltonika.server.session.TakeoverListener;
-import org.fleetpipe.teltonika.server.metrics.StreamMetrics;
-import org.fleetpipe.teltonika.server.stream.StreamHealth;
+import org.fleetpipe.teltonika.server.health.StreamHealth;
+import org.fleetpipe.teltonika.server.stream.StreamMetrics;
 import org.fleetpipe.teltonika.server.stream.StreamRetention;
 import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.fleetpipe.teltonika.server.limits.TokenBucket;
@@ -178,6 +182,7 @@ public final class IngestionServer implements AutoCloseable {
     private void startServices() throws InterruptedException {
         PrometheusMeterRegistry registry = MetricsBootstrap.registry();
         metrics = new IngestionMetrics(registry);
+        metrics.closeReasons(Arrays.stream(DisconnectReason.values()).map(DisconnectReason::label).toList());
         redisUrl = settings.redis().url().orElseGet(this::startEmbeddedRedis);
         redis = RedisConnector.connect(redisUrl, settings.redis().commandTimeout(),
                 new MicrometerCommandLatencyRecorder(registry, MicrometerOptions.create()),
@@ -199,7 +204,7 @@ public final class IngestionServer implements AutoCloseable {
             LOG.info("forgot {} known instance id(s) whose heartbeat is gone", forgotten);
         }
 
-        MetricsBootstrap.heartbeat(registry, heartbeat);
+        HeartbeatMetrics.bind(registry, heartbeat);
         io.micrometer.core.instrument.Gauge.builder("teltonika.ready", this,
                         server -> server.readinessWithoutRedis().ready() && server.redisAnswered ? 1 : 0)
                 .description("1 while /health/ready would answer 200 (Redis as of the last readiness probe)")
@@ -246,7 +251,7 @@ public final class IngestionServer implements AutoCloseable {
                     : null;
             RedisTelemetryWriter writer = new RedisTelemetryWriter(async, keys,
                     new TelemetryEntryMapper(identity::id), writeSettings, telemetryLanes);
-            StreamMetrics.bindWrites(registry, writer, telemetryLanes);
+            TelemetryWriteMetrics.bind(registry, writer, telemetryLanes);
             writes = writer;
         }
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.

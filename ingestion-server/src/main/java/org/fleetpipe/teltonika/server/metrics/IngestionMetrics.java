@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.CodecId;
-import org.fleetpipe.teltonika.server.session.DisconnectReason;
 
 /**
  * The server's meters, named once here. Prometheus shows them with the {@code teltonika_} prefix;
@@ -22,7 +21,7 @@ public final class IngestionMetrics {
     private final MeterRegistry registry;
     private final AtomicInteger activeConnections = new AtomicInteger();
     private final Counter connectionsOpened;
-    private final Map<DisconnectReason, Counter> closed = new EnumMap<>(DisconnectReason.class);
+    private final Map<String, Counter> closed = new ConcurrentHashMap<>();
     private final Map<CodecId, Counter> framesReceived = new EnumMap<>(CodecId.class);
     private final Map<CodecId, Counter> recordsWritten = new EnumMap<>(CodecId.class);
     private final Map<CodecId, Counter> recordsDuplicate = new EnumMap<>(CodecId.class);
@@ -46,10 +45,6 @@ public final class IngestionMetrics {
         this.registry = registry;
         registry.gauge("teltonika.connections.active", activeConnections);
         connectionsOpened = Counter.builder("teltonika.connections.opened").register(registry);
-        for (DisconnectReason reason : DisconnectReason.values()) {
-            closed.put(reason, Counter.builder("teltonika.connections.closed").tag("reason", reason.label())
-                    .register(registry));
-        }
         for (CodecId codec : CodecId.values()) {
             framesReceived.put(codec, Counter.builder("teltonika.frames.received").tag("codec", codec.label())
                     .register(registry));
@@ -132,9 +127,19 @@ public final class IngestionMetrics {
         connectionsOpened.increment();
     }
 
-    public void connectionClosed(DisconnectReason reason) {
+    /** A device connection closed, for {@code reason} (a close reason's label). */
+    public void connectionClosed(String reason) {
         activeConnections.decrementAndGet();
-        closed.get(reason).increment();
+        closed.computeIfAbsent(reason, this::closedCounter).increment();
+    }
+
+    /** Starts the close counters of {@code reasons} at 0, so rates and alerts see no gaps before the first close. */
+    public void closeReasons(Iterable<String> reasons) {
+        reasons.forEach(reason -> closed.computeIfAbsent(reason, this::closedCounter));
+    }
+
+    private Counter closedCounter(String reason) {
+        return Counter.builder("teltonika.connections.closed").tag("reason", reason).register(registry);
     }
 
     /** A device listener stopped accepting for the rest of a tenth of a second (MAX_ACCEPTS_PER_SECOND). */

@@ -1,6 +1,5 @@
 package org.fleetpipe.teltonika.server.metrics;
 
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -14,7 +13,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.EventLoopGroup;
-import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 
 /** The Prometheus registry with the JVM, Netty and Redis meters bound, and our naming applied. */
 public final class MetricsBootstrap {
@@ -52,12 +50,5 @@ public final class MetricsBootstrap {
     /** Pending tasks of each device event loop: a growing queue means the loops are saturated. */
     public static void eventLoops(PrometheusMeterRegistry registry, EventLoopGroup workers) {
         new NettyEventExecutorMetrics(workers).bindTo(registry);
-    }
-
-    public static void heartbeat(PrometheusMeterRegistry registry, HeartbeatRenewer heartbeat) {
-        FunctionCounter.builder("teltonika.heartbeat.renewals", heartbeat, HeartbeatRenewer::renewals)
-                .register(registry);
-        FunctionCounter.builder("teltonika.heartbeat.failures", heartbeat, HeartbeatRenewer::failures)
-                .register(registry);
     }
 }

@@ -46,7 +46,7 @@ final class ConnectionTracker extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        metrics.connectionClosed(DeviceSession.of(ctx.channel()).closeReason());
+        metrics.connectionClosed(DeviceSession.of(ctx.channel()).closeReason().label());
         if (ctx.channel().hasAttr(COUNTED)) {
             addresses.closed(address(ctx));
         }

@@ -17,8 +17,8 @@ import org.fleetpipe.teltonika.server.http.ApiRequest;
 import org.fleetpipe.teltonika.server.http.ApiRoute;
 import org.fleetpipe.teltonika.server.ops.PurgeReport;
 import org.fleetpipe.teltonika.server.ops.Purger;
-import org.fleetpipe.teltonika.server.ops.QueueHealth;
-import org.fleetpipe.teltonika.server.ops.QueueHealthMonitor;
+import org.fleetpipe.teltonika.server.health.QueueHealth;
+import org.fleetpipe.teltonika.server.health.QueueHealthMonitor;
 
 /**
  * The on-call engineer's calls: {@code GET /api/v1/health/queues},

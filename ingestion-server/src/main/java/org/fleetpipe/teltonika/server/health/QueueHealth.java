@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.server.ops;
+package org.fleetpipe.teltonika.server.health;
 
 import java.util.Map;
 

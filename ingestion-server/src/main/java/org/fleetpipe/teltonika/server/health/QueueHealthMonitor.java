@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.server.ops;
+package org.fleetpipe.teltonika.server.health;
 
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -15,7 +15,7 @@ import java.util.function.ToDoubleFunction;
 import org.fleetpipe.teltonika.registry.BackgroundThreads;
 import org.fleetpipe.teltonika.registry.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.server.stream.StreamHealth;
+import org.fleetpipe.teltonika.server.ops.OpsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

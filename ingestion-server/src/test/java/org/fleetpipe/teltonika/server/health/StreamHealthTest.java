@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.server.stream;
+package org.fleetpipe.teltonika.server.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,8 +6,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.fleetpipe.teltonika.server.ops.HealthStatus;
-import org.fleetpipe.teltonika.server.ops.QueueHealth;
+import org.fleetpipe.teltonika.server.stream.GroupPosition;
+import org.fleetpipe.teltonika.server.stream.RetentionMode;
+import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
+import org.fleetpipe.teltonika.server.stream.StreamSnapshot;
+import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
 import org.junit.jupiter.api.Test;
 

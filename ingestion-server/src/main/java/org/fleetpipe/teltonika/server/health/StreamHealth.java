@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.server.stream;
+package org.fleetpipe.teltonika.server.health;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.fleetpipe.teltonika.server.ops.HealthStatus;
-import org.fleetpipe.teltonika.server.ops.QueueHealth;
+import org.fleetpipe.teltonika.server.stream.GroupPosition;
+import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
+import org.fleetpipe.teltonika.server.stream.StreamSnapshot;
+import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 
 /**
  * The telemetry stream as a queue of queue health: healthy while consumers keep up; degraded when

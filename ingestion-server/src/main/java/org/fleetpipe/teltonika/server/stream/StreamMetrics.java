@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.server.metrics;
+package org.fleetpipe.teltonika.server.stream;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -9,12 +9,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.ToDoubleBiFunction;
-import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
-import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
-import org.fleetpipe.teltonika.server.stream.GroupPosition;
-import org.fleetpipe.teltonika.server.stream.StreamRetention;
-import org.fleetpipe.teltonika.server.stream.StreamSnapshot;
-import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 
 /**
  * The telemetry stream's meters: its length against the cap, each consumer group's lag and
@@ -27,20 +21,6 @@ public final class StreamMetrics {
 
     private final List<MultiGauge> perGroup = new ArrayList<>();
     private final List<ToDoubleBiFunction<GroupPosition, StreamSnapshot>> values = new ArrayList<>();
-
-    /** The writer's two paths: packets stored by each, and the event loops' own connections ready now. */
-    public static void bindWrites(MeterRegistry registry, RedisTelemetryWriter writer, TelemetryLanes lanes) {
-        String name = "teltonika.telemetry.packets.written";
-        String description = "packets stored by path: script (may be resends, or no MULTI connection) or block";
-        FunctionCounter.builder(name, writer, RedisTelemetryWriter::scriptPackets).tag("path", "script")
-                .description(description).register(registry);
-        FunctionCounter.builder(name, writer, RedisTelemetryWriter::blockPackets).tag("path", "block")
-                .description(description).register(registry);
-        String pipes = "teltonika.telemetry.pipes.ready";
-        String pipesDescription = "event loops' own Redis connections for MULTI blocks that are ready now";
-        (lanes == null ? Gauge.builder(pipes, () -> 0) : Gauge.builder(pipes, lanes, TelemetryLanes::ready))
-                .description(pipesDescription).register(registry);
-    }
 
     /** Registers the meters; per-group series follow the retention pass's groups at each scrape. */
     public static void bind(MeterRegistry registry, StreamRetention retention, TelemetryBackpressure backpressure) {

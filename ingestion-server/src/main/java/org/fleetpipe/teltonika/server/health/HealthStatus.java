@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.server.ops;
+package org.fleetpipe.teltonika.server.health;
 
 /** A queue's state; the metric value is the ordinal (0, 1, 2). */
 public enum HealthStatus {
