@@ -1,0 +1,69 @@
+package org.fleetpipe.teltonika.architecture;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The architecture's rules, read from the compiled production classes of every module on this
+ * classpath: a broken rule fails the build with the classes and the dependency that break it.
+ */
+class ArchitectureTest {
+
+    private static final String SERVER = "org.fleetpipe.teltonika.server";
+    private static final JavaClasses CLASSES = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            // The modules' test jars (codec's testing helpers, say), which the predefined option misses.
+            .withImportOption(location -> !location.contains("-tests.jar"))
+            .importPackages("org.fleetpipe.teltonika");
+
+    @Test
+    void onlyTheConfigPackage_readsTypesafeConfig() {
+        noClasses().that().resideOutsideOfPackage(SERVER + ".config..")
+                .should().dependOnClassesThat().resideInAPackage("com.typesafe.config..")
+                .because("settings are read once into typed records; nothing else looks a setting up")
+                .check(CLASSES);
+    }
+
+    @Test
+    void theTransportAndApiPackages_neverTalkToRedisDirectly() {
+        noClasses().that().resideInAnyPackage(SERVER + ".api..", SERVER + ".http..", SERVER + ".tcp..",
+                        SERVER + ".udp..")
+                .should().dependOnClassesThat().resideInAPackage("io.lettuce..")
+                .because("they call services; Redis is the domain packages' business")
+                .check(CLASSES);
+    }
+
+    @Test
+    void metrics_isALeaf() {
+        noClasses().that().resideInAPackage(SERVER + ".metrics..")
+                .should().dependOnClassesThat(resideInAPackage("org.fleetpipe.teltonika..")
+                        .and(not(resideInAnyPackage(SERVER + ".metrics..", "org.fleetpipe.teltonika.codec.."))))
+                .because("every package may count into metrics, so metrics knows none of them (the wire's"
+                        + " vocabulary, codec ids and reasons, excepted)")
+                .check(CLASSES);
+    }
+
+    @Test
+    void theServersPackages_doNotImportEachOther() {
+        slices().matching(SERVER + ".(*)..").should().beFreeOfCycles().check(CLASSES);
+    }
+
+    @Test
+    void theCodec_usesNothingButNettysBuffers() {
+        classes().that().resideInAPackage("org.fleetpipe.teltonika.codec..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("org.fleetpipe.teltonika.codec..", "java..",
+                        "io.netty.buffer..", "io.netty.util")
+                .because("the codec is pure: ByteBuf in, immutable records out (io.netty.util is the buffers'"
+                        + " ReferenceCounted)")
+                .check(CLASSES);
+    }
+}
