@@ -88,12 +88,15 @@ class ConnectionRegistryRaceIT {
         }
         CyclicBarrier start = new CyclicBarrier(INSTANCES);
         long deadline = System.nanoTime() + BUDGET.toNanos();
+        // A machine busy with other builds gets more time for the minimum, never an endless loop.
+        long hardDeadline = System.nanoTime() + 5 * BUDGET.toNanos();
         int trials = 0;
         int lostReleases = 0;
         int endedOwned = 0;
         int endedFree = 0;
 
-        while (trials < TRIALS && System.nanoTime() < deadline) {
+        while (trials < TRIALS && (System.nanoTime() < deadline || trials < MIN_TRIALS)
+                && System.nanoTime() < hardDeadline) {
             int trial = trials;
             sync.del(keys.registry());
             Map<Imei, Map<String, Outcome>> outcomes = new HashMap<>();
@@ -132,7 +135,7 @@ class ConnectionRegistryRaceIT {
         LOG.info("{} trials in {} ms (seed {}): {} releases found another owner; IMEIs ended owned {}, free {}",
                 trials, (System.nanoTime() - deadline + BUDGET.toNanos()) / 1_000_000, seed, lostReleases,
                 endedOwned, endedFree);
-        assertThat(trials).as("trials within %s", BUDGET).isGreaterThanOrEqualTo(MIN_TRIALS);
+        assertThat(trials).as("trials within %s", BUDGET.multipliedBy(5)).isGreaterThanOrEqualTo(MIN_TRIALS);
         // Without these the run proved nothing: every ending and a release that lost its race must have happened.
         assertThat(lostReleases).as("releases that found another owner").isPositive();
         assertThat(endedOwned).as("IMEIs still owned at the end of a trial").isPositive();

@@ -176,15 +176,16 @@ class PreLoginAttackIT {
         }
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(ServerMeters.gauge(server,
                 "teltonika.connections.pre.login")).isEqualTo(IN_ALL));
-        DeviceClient oldest = all.get(0);
-
         try (DeviceClient device = DeviceClient.connectFrom(InetAddress.getByName("127.0.9.1"), tcp)) {
             assertThat(device.login(TestImeis.numbered(60))).as("a real device, the pool full").isEqualTo(0x01);
         }
 
-        assertThat(oldest.closedByServer(5_000)).as("the oldest holder made room").isTrue();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(ServerMeters.count(server,
                 "teltonika.connections.closed", "reason", "pre-login-evicted")).isEqualTo(1));
+        // The pool's age is the order the event loops saw the connections open, which two loops may
+        // swap for connections a moment apart: the one that made room is among the first few.
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(stillOpen(all.subList(0, 5)))
+                .as("one of the oldest holders made room").isEqualTo(4));
         assertThat(stillOpen(all)).as("the others hold on").isEqualTo(IN_ALL - 1);
         assertThat(ServerMeters.gauge(server, "teltonika.connections.pre.login")).as("the device logged in")
                 .isEqualTo(IN_ALL - 1);
