@@ -1,5 +1,10 @@
 package org.fleetpipe.teltonika.server.cluster;
 
+import java.net.InetAddress;
+import javax.net.ssl.X509TrustManager;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLContext;
 import java.math.BigInteger;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -112,6 +117,31 @@ final class TestCertificates {
                 return device.keys().getPrivate();
             }
         }};
+    }
+
+    /**
+     * A JDK client socket to the TLS port on loopback, not yet handshaken, presenting {@code keys}
+     * (null: no certificate) and trusting whatever the server presents (what a test checks lies elsewhere).
+     */
+    static SSLSocket trustingClient(KeyManager[] keys, int port) throws Exception {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keys, new TrustManager[] {new X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String type) {
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String type) {
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), port);
+        socket.setSoTimeout(10_000);
+        return socket;
     }
 
     private static KeyPair rsa() throws Exception {

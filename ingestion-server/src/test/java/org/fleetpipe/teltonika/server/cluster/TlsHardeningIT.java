@@ -11,16 +11,12 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import javax.net.ssl.KeyManager;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
@@ -83,26 +79,7 @@ class TlsHardeningIT {
 
     /** A JDK client socket, not yet handshaken, presenting {@code keys} (null: no certificate). */
     private SSLSocket client(KeyManager[] keys) throws Exception {
-        SSLContext context = SSLContext.getInstance("TLS");
-        // The server's certificate is not what these tests are about.
-        context.init(keys, new TrustManager[] {new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String type) {
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String type) {
-            }
-
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
-        SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(),
-                server.tlsAddress().getPort());
-        socket.setSoTimeout(10_000);
-        return socket;
+        return TestCertificates.trustingClient(keys, server.tlsAddress().getPort());
     }
 
     /** Handshake, login, the answer byte; -1 when the server closed or the TLS session failed instead. */

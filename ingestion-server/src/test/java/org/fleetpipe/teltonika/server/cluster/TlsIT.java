@@ -19,10 +19,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Date;
 import java.util.Map;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -96,25 +93,8 @@ class TlsIT {
     }
 
     private SSLSocket tls() throws Exception {
-        SSLContext context = SSLContext.getInstance("TLS");
         // The test trusts whatever the server presents; it checks the certificate itself below.
-        context.init(null, new TrustManager[] {new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String type) {
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String type) {
-            }
-
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
-        SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(),
-                server.tlsAddress().getPort());
-        socket.setSoTimeout(10_000);
+        SSLSocket socket = TestCertificates.trustingClient(null, server.tlsAddress().getPort());
         socket.startHandshake();
         return socket;
     }
