@@ -56,14 +56,15 @@ local function attemptsUsedUp(key)
 end
 
 -- Fails the command at key (id) for good with reason: history, dead letter, retention, and a
--- 'reply <id>' to the instance that accepted it, where a request may wait for it.
-local function failCommand(key, id, historyJson, reason, now, dlq, kept, retention, eventsPrefix)
+-- '<replyVerb> <id>' (InstanceEvent.REPLY) to the instance that accepted it, where a request may
+-- wait for it.
+local function failCommand(key, id, historyJson, reason, now, dlq, kept, retention, eventsPrefix, replyVerb)
   markFailed(key, historyJson, reason, now)
   deadLetter(key, dlq, now)
   trimDeadLetters(dlq, kept)
   redis.call('PEXPIRE', key, retention)
   local origin = redis.call('HGET', key, 'origin')
   if origin then
-    redis.call('PUBLISH', eventsPrefix .. origin, 'reply ' .. id)
+    redis.call('PUBLISH', eventsPrefix .. origin, replyVerb .. ' ' .. id)
   end
 end

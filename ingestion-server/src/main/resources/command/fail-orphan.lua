@@ -5,7 +5,7 @@
 -- KEYS[1] command hash, KEYS[2] its device queue, KEYS[3] the in-flight hash of its sending
 -- instance ('' key name when it has none), KEYS[4] commands dead-letter set
 -- ARGV[1] id, ARGV[2] now (ms), ARGV[3] retention (ms), ARGV[4] dead letters kept, ARGV[5] '1' dry run
--- markFailed, deadLetter and trimDeadLetters: registry/command-lib.lua, loaded in front.
+-- markFailed, deadLetter and trimDeadLetters: command/command-lib.lua, loaded in front.
 local c = redis.call('HMGET', KEYS[1], 'status', 'imei', 'history')
 if c[1] == 'queued' then
   if redis.call('LPOS', KEYS[2], ARGV[1]) then

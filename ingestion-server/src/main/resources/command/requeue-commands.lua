@@ -12,17 +12,18 @@
 -- dead-letter sorted set
 -- ARGV[1] 'device' or 'dead', ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] queue key prefix,
 -- ARGV[5] command key prefix, ARGV[6] events channel prefix, ARGV[7] dead letters kept,
--- ARGV[8] retention of finished commands (ms), then for 'device': ARGV[9] the IMEI and ARGV[10]
--- the in-flight entry ('id:attempt') of the send that ended (a newer send is left alone); for
--- 'dead': ARGV[9..] IMEIs of one page of the in-flight hash
+-- ARGV[8] retention of finished commands (ms), ARGV[9] the reply event's verb (InstanceEvent.REPLY),
+-- ARGV[10] the command event's verb (InstanceEvent.COMMAND), then for 'device': ARGV[11] the IMEI
+-- and ARGV[12] the in-flight entry ('id:attempt') of the send that ended (a newer send is left
+-- alone); for 'dead': ARGV[11..] IMEIs of one page of the in-flight hash
 -- appendHistory, markFailed, deadLetter, trimDeadLetters, attemptsUsedUp, failCommand:
--- registry/command-lib.lua, loaded in front.
+-- command/command-lib.lua, loaded in front.
 local entries = {}
 if ARGV[1] == 'dead' then
   if redis.call('EXISTS', KEYS[3]) == 1 then
     return {0, 0}
   end
-  for i = 9, #ARGV do
+  for i = 11, #ARGV do
     local entry = redis.call('HGET', KEYS[1], ARGV[i])
     if entry then
       entries[#entries + 1] = ARGV[i]
@@ -30,9 +31,9 @@ if ARGV[1] == 'dead' then
     end
   end
 else
-  local entry = redis.call('HGET', KEYS[1], ARGV[9])
-  if entry and entry == ARGV[10] then
-    entries = {ARGV[9], entry}
+  local entry = redis.call('HGET', KEYS[1], ARGV[11])
+  if entry and entry == ARGV[12] then
+    entries = {ARGV[11], entry}
   end
 end
 local handed, failed = 0, 0
@@ -42,7 +43,7 @@ for i = 1, #entries, 2 do
   local key = ARGV[5] .. id
   local c = redis.call('HMGET', key, 'status', 'history')
   if c[1] == 'sent' and attemptsUsedUp(key) then
-    failCommand(key, id, c[2], 'attempts', ARGV[3], KEYS[6], ARGV[7], ARGV[8], ARGV[6])
+    failCommand(key, id, c[2], 'attempts', ARGV[3], KEYS[6], ARGV[7], ARGV[8], ARGV[6], ARGV[9])
     failed = failed + 1
   elseif c[1] == 'sent' then
     redis.call('HSET', key, 'status', 'queued', 'updated_at', ARGV[3], 'history',
@@ -51,7 +52,7 @@ for i = 1, #entries, 2 do
     redis.call('ZADD', KEYS[4], 'NX', ARGV[3], imei)
     local owner = redis.call('HGET', KEYS[5], imei)
     if owner then
-      redis.call('PUBLISH', ARGV[6] .. owner, 'command ' .. imei)
+      redis.call('PUBLISH', ARGV[6] .. owner, ARGV[10] .. ' ' .. imei)
     end
     handed = handed + 1
   end

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry;
+package org.fleetpipe.teltonika.redis;
 
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

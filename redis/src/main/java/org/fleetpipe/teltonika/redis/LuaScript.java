@@ -1,8 +1,9 @@
-package org.fleetpipe.teltonika.registry;
+package org.fleetpipe.teltonika.redis;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerListOutput;
 import io.lettuce.core.protocol.CommandType;
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
 /**
  * A Lua script read once from the classpath and called by its SHA. When Redis answers NOSCRIPT
  * (it restarted, or SCRIPT FLUSH ran) the call is retried once with the body, which also caches it.
+ * Each area declares its scripts once, in one catalogue class (e.g. {@code RegistryScripts}).
  */
 public final class LuaScript {
 
@@ -31,26 +33,25 @@ public final class LuaScript {
     private final byte[] shaBulk;
     private final byte[] bodyBulk;
 
-    /** Every script this process uses, so they can all be loaded at start. */
-    private static final java.util.List<LuaScript> ALL = new java.util.concurrent.CopyOnWriteArrayList<>();
-
     private LuaScript(String name, String body) {
         this.name = name;
         this.body = body;
         this.sha = sha1(body);
         this.shaBulk = RespArguments.preEncoded(sha);
         this.bodyBulk = RespArguments.preEncoded(body);
-        ALL.add(this);
     }
 
     /**
-     * Loads every script created so far into Redis. Not needed for correctness (a NOSCRIPT answer
-     * is retried with the body), but the retry goes after commands issued meanwhile; loading them
-     * first keeps the usual order of calls.
+     * Loads the scripts of every catalogue into Redis. Not needed for correctness (a NOSCRIPT
+     * answer is retried with the body), but the retry goes after commands issued meanwhile; loading
+     * them first keeps the usual order of calls.
      */
-    public static void loadAll(io.lettuce.core.api.sync.RedisCommands<String, String> redis) {
-        for (LuaScript script : ALL) {
-            redis.scriptLoad(script.body);
+    @SafeVarargs
+    public static void loadAll(RedisCommands<String, String> redis, List<LuaScript>... catalogues) {
+        for (List<LuaScript> catalogue : catalogues) {
+            for (LuaScript script : catalogue) {
+                redis.scriptLoad(script.body);
+            }
         }
     }
 

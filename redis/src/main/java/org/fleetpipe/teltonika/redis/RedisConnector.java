@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry;
+package org.fleetpipe.teltonika.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry;
+package org.fleetpipe.teltonika.redis;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry;
+package org.fleetpipe.teltonika.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry;
+package org.fleetpipe.teltonika.server.command;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -6,18 +6,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.registry.InstanceEvent;
+import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /**
  * Hands commands that were sent and never answered back to the head of their device queues, or
  * fails them as {@code attempts} once they were sent as often as their {@code max_attempts}
  * allows: after a device's connection ended (its instance) and after an instance died (the
- * janitor, one page of the dead instance's in-flight hash per call).
+ * janitor through {@link DeadInstanceCommands}, one page of the dead instance's in-flight hash per
+ * call).
  */
 public final class CommandHandBack {
-
-    /** The functions every script that changes a command hash loads in front of itself. */
-    public static final String COMMAND_LIB = "registry/command-lib.lua";
-    private static final LuaScript REQUEUE = LuaScript.fromResources(COMMAND_LIB, "registry/requeue-commands.lua");
 
     /** What one call did. */
     public record Outcome(long handedBack, long failed) {
@@ -56,9 +55,10 @@ public final class CommandHandBack {
     private CompletionStage<Outcome> call(String instance, String mode, List<String> tail) {
         List<String> args = new ArrayList<>(List.of(mode, instance, Long.toString(System.currentTimeMillis()),
                 keys.commandQueuePrefix(), keys.commandPrefix(), keys.instanceEventsPrefix(),
-                Integer.toString(deadLettersKept), Long.toString(retention.toMillis())));
+                Integer.toString(deadLettersKept), Long.toString(retention.toMillis()), InstanceEvent.REPLY.verb(),
+                InstanceEvent.COMMAND.verb()));
         args.addAll(tail);
-        CompletionStage<List<Long>> reply = REQUEUE.call(redis, ScriptOutputType.MULTI,
+        CompletionStage<List<Long>> reply = CommandScripts.REQUEUE.call(redis, ScriptOutputType.MULTI,
                 new String[] {keys.commandsInFlight(instance), keys.commandsInFlightInstances(),
                         keys.heartbeat(instance), keys.commandsQueued(), keys.registry(), keys.commandDeadLetters()},
                 args.toArray(String[]::new));

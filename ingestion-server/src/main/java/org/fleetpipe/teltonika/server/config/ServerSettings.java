@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.server.config;
 import java.time.Duration;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
-import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;

@@ -22,7 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
-import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 import org.fleetpipe.teltonika.server.command.CommandSettings;

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.janitor;
+package org.fleetpipe.teltonika.registry.janitor;
 
 import java.time.Duration;
 

@@ -1,9 +1,9 @@
-package org.fleetpipe.teltonika.janitor;
+package org.fleetpipe.teltonika.registry.janitor;
 
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.registry.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.BackgroundThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,11 +45,9 @@ public final class JanitorTicker implements AutoCloseable {
     void tick() {
         try {
             SweepResult r = janitor.sweepOnce();
-            LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} commands-handed-back={} "
-                            + "commands-failed-attempts={} errors={} elapsed={}ms{}",
+            LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} {} errors={} elapsed={}ms{}",
                     r.dryRun() ? " (dry run)" : "", r.scanned(), r.instances(), r.deadInstances(),
-                    r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.commandsHandedBack(), r.commandsFailed(),
-                    r.errors(),
+                    r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.leftoversSummary(), r.errors(),
                     r.elapsed().toMillis(),
                     r.evictedByInstance().isEmpty() ? "" : " by-instance=" + r.evictedByInstance());
         } catch (Throwable t) {

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.janitor;
+package org.fleetpipe.teltonika.registry.janitor;
 
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
@@ -13,26 +13,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.fleetpipe.teltonika.registry.Blocking;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
+import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
-import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.RegistryScripts;
 
 /**
  * One pass over {@code connections:registry}: HSCAN page by page (never HGETALL, which would block
  * Redis on a large hash), find the owners whose heartbeat is gone (pipelined EXISTS, cached for
  * the pass), and evict their entries with {@code evict-if-dead.lua}, which re-checks both the
  * heartbeat and the owner atomically. Idempotent: any number of janitors at once reach the same
- * end state and, since only real deletes count, the same total.
+ * end state and, since only real deletes count, the same total. What else a dead instance left
+ * behind is handed on through {@link InstanceLeftovers}.
  */
 public final class RegistryJanitor {
 
-    private static final LuaScript EVICT = LuaScript.fromResource("janitor/evict-if-dead.lua");
     /** IMEIs per script call: keeps each call well under a millisecond of Redis time. */
     private static final int EVICT_BATCH = 200;
-    /** In-flight entries per hand-back call (each one rewrites a command hash and a queue). */
-    private static final int HAND_BACK_BATCH = 100;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -40,18 +37,18 @@ public final class RegistryJanitor {
     private final JanitorMetrics metrics;
     private final Duration callTimeout;
     private final InstanceDirectory directory;
-    private final CommandHandBack handBack;
+    private final InstanceLeftovers leftovers;
 
-    /** {@code handBack}: how dead instances' unanswered commands go back to their queues (or fail). */
+    /** {@code leftovers}: what else a dead instance left behind, and how it is handed on. */
     public RegistryJanitor(RedisAsyncCommands<String, String> redis, RedisKeys keys, JanitorSettings settings,
-                           JanitorMetrics metrics, Duration callTimeout, CommandHandBack handBack) {
+                           JanitorMetrics metrics, Duration callTimeout, InstanceLeftovers leftovers) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;
         this.metrics = metrics;
         this.callTimeout = callTimeout;
         this.directory = new InstanceDirectory(redis, keys);
-        this.handBack = handBack;
+        this.leftovers = leftovers;
     }
 
     /** Runs one pass; blocks the calling thread (the janitor's own), never an event loop. */
@@ -97,11 +94,9 @@ public final class RegistryJanitor {
             cursor = entries;
         } while (!cursor.isFinished());
 
-        CommandHandBack.Outcome handedBack = CommandHandBack.Outcome.NONE;
+        LeftoverTally handedOn = new LeftoverTally();
         if (!settings.dryRun()) {
-            HandBackTally commands = handBackCommandsOfDead();
-            handedBack = commands.outcome;
-            errors += commands.errors;
+            errors += handOnLeftoversOfDead(handedOn);
             try {
                 await(directory.forgetDead());
             } catch (RuntimeException e) {
@@ -111,58 +106,35 @@ public final class RegistryJanitor {
         long dead = alive.values().stream().filter(a -> !a).count();
         long total = evicted.values().stream().mapToLong(Long::longValue).sum();
         SweepResult result = new SweepResult(scanned, alive.size(), (int) dead, total, errors,
-                Duration.ofNanos(System.nanoTime() - start), settings.dryRun(), evicted, handedBack.handedBack(),
-                handedBack.failed());
+                Duration.ofNanos(System.nanoTime() - start), settings.dryRun(), evicted, handedOn.handedBack(),
+                handedOn.failed(), leftovers.describe(handedOn));
         metrics.pass(result);
         return result;
     }
 
-    /** What the hand-back of one pass did so far, and how many of its calls failed. */
-    private static final class HandBackTally {
-        CommandHandBack.Outcome outcome = CommandHandBack.Outcome.NONE;
-        long errors;
-    }
-
     /**
-     * Commands a dead instance sent and got no reply for go back to the head of their device
-     * queues (or fail as {@code attempts}), so nothing stays in flight forever. Its in-flight hash
-     * is walked with HSCAN like the registry, a bounded batch per script call (which re-checks that
-     * the heartbeat is still missing); what a failed call left is handed back at the next pass.
+     * Hands on what the dead holders of leftovers left behind, so nothing of theirs waits forever;
+     * returns how many calls failed. One dead instance's failure does not stop the others'.
      */
-    private HandBackTally handBackCommandsOfDead() {
-        HandBackTally tally = new HandBackTally();
+    private long handOnLeftoversOfDead(LeftoverTally tally) {
+        long failures = 0;
         Map<String, Boolean> alive = new HashMap<>();
         try {
-            learnLiveness(await(redis.smembers(keys.commandsInFlightInstances())), alive);
+            learnLiveness(await(leftovers.holders()), alive);
         } catch (RuntimeException e) {
-            tally.errors++;
-            return tally;
+            return 1;
         }
-        alive.forEach((instance, live) -> {
-            if (!live) {
+        for (Map.Entry<String, Boolean> holder : alive.entrySet()) {
+            if (!holder.getValue()) {
                 try {
-                    handBackAll(instance, tally);
+                    // Bounded by each of its steps' own timeout, not by one call's.
+                    Blocking.await(leftovers.handOn(holder.getKey(), tally));
                 } catch (RuntimeException e) {
-                    tally.errors++;
+                    failures++;
                 }
             }
-        });
-        return tally;
-    }
-
-    private void handBackAll(String instance, HandBackTally tally) {
-        ScanCursor cursor = ScanCursor.INITIAL;
-        ScanArgs page = ScanArgs.Builder.limit(settings.scanCount());
-        do {
-            MapScanCursor<String, String> entries = await(redis.hscan(keys.commandsInFlight(instance), cursor, page));
-            List<String> imeis = new ArrayList<>(entries.getMap().keySet());
-            // An empty page still calls once, so an instance whose hash is already empty leaves the set.
-            for (int from = 0; from == 0 || from < imeis.size(); from += HAND_BACK_BATCH) {
-                List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + HAND_BACK_BATCH));
-                tally.outcome = tally.outcome.plus(await(handBack.ofDeadInstance(instance, batch)));
-            }
-            cursor = entries;
-        } while (!cursor.isFinished());
+        }
+        return failures;
     }
 
     private void learnLiveness(Iterable<String> owners, Map<String, Boolean> alive) {
@@ -182,7 +154,7 @@ public final class RegistryJanitor {
         for (int i = 0; i < imeis.size(); i++) {
             args[i + 2] = imeis.get(i);
         }
-        CompletionStage<Long> call = EVICT.call(redis, ScriptOutputType.INTEGER,
+        CompletionStage<Long> call = RegistryScripts.EVICT_IF_DEAD.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.registry(), keys.heartbeat(owner)}, args);
         return call.toCompletableFuture();
     }

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.janitor;
+package org.fleetpipe.teltonika.registry.janitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,7 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -55,9 +54,9 @@ class JanitorRaceIT {
         JanitorMetrics metrics = new JanitorMetrics(meters);
         JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0, false, 3);
         RegistryJanitor first = new RegistryJanitor(connections.get(1).async(), keys, settings, metrics,
-                Duration.ofSeconds(10), new CommandHandBack(connections.get(1).async(), keys, 100, Duration.ofDays(1)));
+                Duration.ofSeconds(10), InstanceLeftovers.NONE);
         RegistryJanitor second = new RegistryJanitor(connections.get(2).async(), keys, settings, metrics,
-                Duration.ofSeconds(10), new CommandHandBack(connections.get(2).async(), keys, 100, Duration.ofDays(1)));
+                Duration.ofSeconds(10), InstanceLeftovers.NONE);
         RedisCommands<String, String> actor = connections.get(3).sync();
         long evictedTotal = 0;
         try {

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.janitor;
+package org.fleetpipe.teltonika.registry.janitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -49,7 +48,7 @@ class RegistryJanitorIT {
     private RegistryJanitor janitor(RedisKeys keys, boolean dryRun, int scanCount, Duration callTimeout) {
         JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0.1, dryRun, scanCount);
         return new RegistryJanitor(connection.async(), keys, settings, new JanitorMetrics(meters), callTimeout,
-                new CommandHandBack(connection.async(), keys, 100, Duration.ofDays(1)));
+                InstanceLeftovers.NONE);
     }
 
     private void entries(String owner, int from, int count) {
@@ -152,8 +151,7 @@ class RegistryJanitorIT {
         JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0.1, false, 100);
         JanitorMetrics metrics = new JanitorMetrics(meters);
         RegistryJanitor janitor = new RegistryJanitor(connection.async(), new RedisKeys(""), settings, metrics,
-                Duration.ofSeconds(2), new CommandHandBack(connection.async(), new RedisKeys(""), 100,
-                        Duration.ofDays(1)));
+                Duration.ofSeconds(2), InstanceLeftovers.NONE);
 
         new JanitorTicker(janitor, settings, metrics).tick();
 
@@ -163,57 +161,6 @@ class RegistryJanitorIT {
         assertThat(meters.find("teltonika.registry.janitor.passes").tag("result", "failed").counter().count())
                 .isEqualTo(1);
         assertThat(meters.find("teltonika.registry.janitor.passes").tag("result", "ok").counter().count()).isZero();
-    }
-
-    @Test
-    void deadInstancesCommands_goBackToTheirQueuesInBoundedPages_andUsedUpOnesFailWithAttempts() throws Exception {
-        // More than a small hash's compact encoding holds (hash-max-ziplist-entries, 512), which HSCAN returns whole.
-        int inFlight = 600;
-        for (int i = 0; i < inFlight; i++) {
-            // The last one was sent as often as it may be.
-            sentCommand("dead-5", imei(i), "c" + i, i == inFlight - 1 ? 3 : 1, 3);
-        }
-        redis.hset("instance:heartbeat:live-1", "host", "h");
-        sentCommand("live-1", imei(900), "live-c", 1, 3);
-        redis.configResetstat();
-
-        SweepResult result = janitor(false, 50).sweepOnce();
-
-        assertThat(result.commandsHandedBack()).isEqualTo(inFlight - 1);
-        assertThat(result.commandsFailed()).isEqualTo(1);
-        assertThat(scriptCalls()).as("one call per page of about 50 entries, not one over the whole hash")
-                .isGreaterThanOrEqualTo(inFlight / 50);
-        assertThat(redis.exists("commands:inflight:dead-5")).isZero();
-        assertThat(redis.smembers("commands:inflight-instances")).containsExactly("live-1");
-        assertThat(redis.lrange("commands:queue:" + imei(0), 0, -1)).containsExactly("c0");
-        assertThat(redis.hget("command:c0", "status")).isEqualTo("queued");
-        assertThat(redis.exists("commands:queue:" + imei(inFlight - 1))).isZero();
-        assertThat(redis.hget("command:c" + (inFlight - 1), "status")).isEqualTo("failed");
-        assertThat(redis.hget("command:c" + (inFlight - 1), "reason")).isEqualTo("attempts");
-        assertThat(redis.zrange("dlq:commands", 0, -1)).singleElement().asString().contains("\"reason\":\"attempts\"")
-                .contains("\"id\":\"c" + (inFlight - 1) + "\"");
-        assertThat(redis.hget("commands:inflight:live-1", imei(900))).as("a live instance's are left alone")
-                .isEqualTo("live-c:1");
-    }
-
-    /** A command that {@code instance} sent {@code attempts} times and awaits the reply of. */
-    private void sentCommand(String instance, String imei, String id, int attempts, int maxAttempts) {
-        redis.hset("command:" + id, Map.of("id", id, "imei", imei, "codec", "12", "command", "getinfo",
-                "status", "sent", "attempts", Integer.toString(attempts), "max_attempts", Integer.toString(maxAttempts),
-                "origin", instance, "history", "[{\"status\":\"queued\",\"at\":\"1\"}]"));
-        redis.hset("commands:inflight:" + instance, imei, id + ":" + attempts);
-        redis.sadd("commands:inflight-instances", instance);
-    }
-
-    /** Script calls since the last CONFIG RESETSTAT, as Redis counts them (a NOSCRIPT answer counts too). */
-    private long scriptCalls() {
-        long calls = 0;
-        for (String line : redis.info("commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.replaceAll("^[a-z_]+:calls=(\\d+),.*", "$1"));
-            }
-        }
-        return calls;
     }
 
     @Test

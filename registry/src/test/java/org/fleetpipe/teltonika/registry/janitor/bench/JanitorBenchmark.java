@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.janitor.bench;
+package org.fleetpipe.teltonika.registry.janitor.bench;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -12,11 +12,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.janitor.JanitorMetrics;
-import org.fleetpipe.teltonika.janitor.JanitorSettings;
-import org.fleetpipe.teltonika.janitor.RegistryJanitor;
-import org.fleetpipe.teltonika.janitor.SweepResult;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
+import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
+import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
+import org.fleetpipe.teltonika.registry.janitor.SweepResult;
+import org.fleetpipe.teltonika.registry.janitor.InstanceLeftovers;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.testkit.LocalRedisServer;
 
@@ -53,7 +53,7 @@ public final class JanitorBenchmark {
                 RegistryJanitor janitor = new RegistryJanitor(async, keys,
                         new JanitorSettings(Duration.ofSeconds(60), 0, false, scanCount),
                         new JanitorMetrics(new SimpleMeterRegistry()), Duration.ofSeconds(30),
-                        new CommandHandBack(async, keys, 10_000, Duration.ofDays(7)));
+                        InstanceLeftovers.NONE);
                 long start = System.nanoTime();
                 SweepResult result = janitor.sweepOnce();
                 double seconds = (System.nanoTime() - start) / 1e9;
