@@ -45,7 +45,7 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
 
     @Override
     public CompletionStage<Set<String>> holders() {
-        return timed(redis.smembers(keys.commandsInFlightInstances()));
+        return redis.smembers(keys.commandsInFlightInstances());
     }
 
     @Override
