@@ -3,9 +3,11 @@
 # Usage: bench/janitor-benchmark.sh [entries] [instances] [hscan-count]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -B -q -ntp -pl janitor -am test-compile -DskipTests
 cp_file=$(mktemp)
-mvn -B -q -ntp -pl janitor dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
-cp="janitor/target/test-classes:janitor/target/classes:registry/target/classes:codec/target/classes:$(cat "$cp_file")"
+# One reactor run, so the registry's own modules (codec, test-kit, redis) resolve to their classes;
+# the last module written, registry, leaves its test classpath in the file.
+mvn -B -q -ntp -pl registry -am test-compile dependency:build-classpath -DskipTests \
+  -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
+cp="registry/target/test-classes:registry/target/classes:$(cat "$cp_file")"
 rm -f "$cp_file"
-exec java -Xmx2g -cp "$cp" org.fleetpipe.teltonika.janitor.bench.JanitorBenchmark "$@"
+exec java -Xmx2g -cp "$cp" org.fleetpipe.teltonika.registry.janitor.bench.JanitorBenchmark "$@"

@@ -4,7 +4,8 @@
 -- KEYS[4] connections registry hash
 -- ARGV[1] id, ARGV[2] imei, ARGV[3] codec, ARGV[4] command text, ARGV[5] now (ms),
 -- ARGV[6] expires at (ms), ARGV[7] origin instance, ARGV[8] max queue length,
--- ARGV[9] events channel prefix, ARGV[10] sends allowed (max_attempts)
+-- ARGV[9] events channel prefix, ARGV[10] sends allowed (max_attempts), ARGV[11] the command
+-- event's verb (InstanceEvent.COMMAND)
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[8]) then
   return -1
 end
@@ -16,6 +17,6 @@ local length = redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], 'NX', ARGV[5], ARGV[2])
 local owner = redis.call('HGET', KEYS[4], ARGV[2])
 if owner then
-  redis.call('PUBLISH', ARGV[9] .. owner, 'command ' .. ARGV[2])
+  redis.call('PUBLISH', ARGV[9] .. owner, ARGV[11] .. ' ' .. ARGV[2])
 end
 return length

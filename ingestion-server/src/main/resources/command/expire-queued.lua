@@ -4,7 +4,7 @@
 -- KEYS[1] device queue list, KEYS[2] queued devices sorted set, KEYS[3] commands dead-letter set
 -- ARGV[1] imei, ARGV[2] now (ms), ARGV[3] command key prefix, ARGV[4] max to look at,
 -- ARGV[5] dead letters kept, ARGV[6] retention (ms), ARGV[7] '1' for a dry run (count only)
--- markFailed, deadLetter and trimDeadLetters: registry/command-lib.lua, loaded in front.
+-- markFailed, deadLetter and trimDeadLetters: command/command-lib.lua, loaded in front.
 local ids = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
 local expired = 0
 for _, id in ipairs(ids) do

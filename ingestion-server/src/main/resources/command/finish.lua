@@ -7,8 +7,9 @@
 -- dead-letter sorted set
 -- ARGV[1] id, ARGV[2] imei, ARGV[3] 'replied' | 'failed', ARGV[4] reason, ARGV[5] reply text,
 -- ARGV[6] now (ms), ARGV[7] dead letters kept, ARGV[8] retention (ms), ARGV[9] events prefix,
--- ARGV[10] the in-flight entry of this send ('id:attempt')
--- appendHistory, deadLetter and trimDeadLetters: registry/command-lib.lua, loaded in front.
+-- ARGV[10] the in-flight entry of this send ('id:attempt'), ARGV[11] the reply event's verb
+-- (InstanceEvent.REPLY)
+-- appendHistory, deadLetter and trimDeadLetters: command/command-lib.lua, loaded in front.
 if redis.call('HGET', KEYS[2], ARGV[2]) ~= ARGV[10] then
   -- Not this send's entry any more (handed back, or sent again): it belongs to someone else now.
   return 0
@@ -35,6 +36,6 @@ else
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 if c[3] then
-  redis.call('PUBLISH', ARGV[9] .. c[3], 'reply ' .. ARGV[1])
+  redis.call('PUBLISH', ARGV[9] .. c[3], ARGV[11] .. ' ' .. ARGV[1])
 end
 return 1

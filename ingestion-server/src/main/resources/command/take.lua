@@ -10,9 +10,10 @@
 -- KEYS[1] device queue list, KEYS[2] this instance's in-flight hash, KEYS[3] in-flight instances
 -- set, KEYS[4] queued devices sorted set, KEYS[5] commands dead-letter sorted set
 -- ARGV[1] imei, ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] command key prefix,
--- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms), ARGV[7] events prefix
+-- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms), ARGV[7] events prefix,
+-- ARGV[8] the reply event's verb (InstanceEvent.REPLY)
 -- appendHistory, markFailed, deadLetter, trimDeadLetters, attemptsUsedUp, failCommand:
--- registry/command-lib.lua, loaded in front.
+-- command/command-lib.lua, loaded in front.
 local current = redis.call('HGET', KEYS[2], ARGV[1])
 if current then
   redis.call('HDEL', KEYS[2], ARGV[1])
@@ -39,7 +40,7 @@ while true do
       trimDeadLetters(KEYS[5], ARGV[5])
       redis.call('PEXPIRE', key, ARGV[6])
     elseif attemptsUsedUp(key) then
-      failCommand(key, id, c[5], 'attempts', ARGV[3], KEYS[5], ARGV[5], ARGV[6], ARGV[7])
+      failCommand(key, id, c[5], 'attempts', ARGV[3], KEYS[5], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
     else
       redis.call('HSET', key, 'status', 'sent', 'sent_at', ARGV[3], 'updated_at', ARGV[3],
         'instance', ARGV[2], 'history',

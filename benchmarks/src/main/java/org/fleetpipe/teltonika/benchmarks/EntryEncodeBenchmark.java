@@ -10,7 +10,7 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
 import org.fleetpipe.teltonika.codec.avl.AvlScratch;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
-import org.fleetpipe.teltonika.registry.RespArguments;
+import org.fleetpipe.teltonika.redis.RespArguments;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;

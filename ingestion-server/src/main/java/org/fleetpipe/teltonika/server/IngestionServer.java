@@ -12,27 +12,28 @@ import java.util.function.IntPredicate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
-import org.fleetpipe.teltonika.janitor.JanitorMetrics;
-import org.fleetpipe.teltonika.janitor.JanitorTicker;
-import org.fleetpipe.teltonika.janitor.RegistryJanitor;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
 import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
+import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.InstanceEvents;
 import org.fleetpipe.teltonika.registry.InstanceIdAllocator;
 import org.fleetpipe.teltonika.registry.InstanceIdentity;
-import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.redis.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisConnectionRegistry;
-import org.fleetpipe.teltonika.registry.RedisConnector;
-import org.fleetpipe.teltonika.registry.RedisEndpoint;
+import org.fleetpipe.teltonika.redis.RedisConnector;
+import org.fleetpipe.teltonika.redis.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.RegistryScripts;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
+import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
+import org.fleetpipe.teltonika.registry.janitor.JanitorTicker;
+import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
+import org.fleetpipe.teltonika.server.admission.AdmissionScripts;
 import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RedisAdmission;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
@@ -41,7 +42,10 @@ import org.fleetpipe.teltonika.server.admission.RevocationSweeper;
 import org.fleetpipe.teltonika.server.admission.TcpKnownImeis;
 import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
+import org.fleetpipe.teltonika.server.command.CommandHandBack;
+import org.fleetpipe.teltonika.server.command.CommandScripts;
 import org.fleetpipe.teltonika.server.command.CommandStore;
+import org.fleetpipe.teltonika.server.command.DeadInstanceCommands;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.command.UnsolicitedMessages;
@@ -63,6 +67,7 @@ import org.fleetpipe.teltonika.server.http.RequestDeadline;
 import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
 import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.IngestScripts;
 import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
@@ -86,6 +91,7 @@ import org.fleetpipe.teltonika.server.session.TakeoverListener;
 import org.fleetpipe.teltonika.server.health.StreamHealth;
 import org.fleetpipe.teltonika.server.stream.StreamMetrics;
 import org.fleetpipe.teltonika.server.stream.StreamRetention;
+import org.fleetpipe.teltonika.server.stream.StreamScripts;
 import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.fleetpipe.teltonika.server.limits.TokenBucket;
 import org.fleetpipe.teltonika.server.tcp.AcceptRateLimit;
@@ -220,14 +226,14 @@ public final class IngestionServer implements AutoCloseable {
                         settings.devices().hostile().maxDeviceMessageTextBytes()));
         RedisAdmission admission = new RedisAdmission(async, keys, settings.devices().admission());
         RevocationListener revocations = new RevocationListener(sessions, admission);
-        events = new InstanceEvents(redis.connectPubSub(), keys, settings.redis().commandTimeout(), Map.of(
-                "takeover", new TakeoverListener(sessions, devices, identity::id, metrics),
-                "command", commands::wake,
-                "reply", replies::finished,
-                "deny", revocations,
-                "revoke", revocations,
+        events = new InstanceEvents(redis.connectPubSub(), keys, settings.redis().commandTimeout())
+                .on(InstanceEvent.TAKEOVER, new TakeoverListener(sessions, devices, identity::id, metrics))
+                .on(InstanceEvent.COMMAND, commands::wake)
+                .on(InstanceEvent.REPLY, replies::finished)
+                .on(InstanceEvent.DENY, revocations)
+                .on(InstanceEvent.REVOKE, revocations)
                 // The marker is the order; the message only saves waiting for the next renewal.
-                "shutdown", requested -> heartbeat.renewSoon()));
+                .on(InstanceEvent.SHUTDOWN, requested -> heartbeat.renewSoon());
         events.listen(id);
         TelemetryWriter writes;
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(
@@ -295,17 +301,19 @@ public final class IngestionServer implements AutoCloseable {
         routes.addAll(new OpsRoutes(queueHealth, purger, async, keys).routes());
         routes.add(new AdmissionRoutes(async, keys, settings.devices().admission()));
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
+        DeadInstanceCommands deadInstanceCommands = new DeadInstanceCommands(async, keys, new CommandHandBack(async,
+                keys, settings.commands().deadLetterMaxEntries(), settings.commands().retention()),
+                settings.janitor().scanCount(), settings.redis().commandTimeout());
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
-                settings.redis().commandTimeout(), new CommandHandBack(async, keys,
-                        settings.commands().deadLetterMaxEntries(), settings.commands().retention())),
-                settings.janitor(), janitorMetrics);
+                settings.redis().commandTimeout(), deadInstanceCommands), settings.janitor(), janitorMetrics);
         UdpPacketHandler udpHandler = new UdpPacketHandler(new UdpPacketDecoder(settings.devices().decodeLimits()),
                 settings.devices().imeiLuhnCheck(), writes, deadLetters, metrics, settings.devices().maxUdpInFlight(), pendingCalls,
                 udpAdmission(settings, admission, newImeis, async, keys), udpWriteBudget(settings), refusals,
                 deviceRates);
-        // Every object that holds a script exists now: load them all before the first device can
-        // connect, so no call has to fall back to EVAL (which would go after calls issued meanwhile).
-        LuaScript.loadAll(redis.connection().sync());
+        // Load every script before the first device can connect, so no call has to fall back to
+        // EVAL (which would go after calls issued meanwhile).
+        LuaScript.loadAll(redis.connection().sync(), RegistryScripts.all(), CommandScripts.all(), IngestScripts.all(),
+                StreamScripts.all(), AdmissionScripts.all());
 
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(settings.listeners().ioThreadCount(), new DefaultThreadFactory("io", false));

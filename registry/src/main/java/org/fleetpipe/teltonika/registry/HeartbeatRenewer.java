@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.Blocking;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,9 +25,6 @@ import org.slf4j.LoggerFactory;
 public final class HeartbeatRenewer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatRenewer.class);
-    private static final LuaScript CREATE = LuaScript.fromResource("registry/heartbeat-create.lua");
-    private static final LuaScript RENEW = LuaScript.fromResource("registry/heartbeat-renew.lua");
-    private static final LuaScript RETIRE = LuaScript.fromResource("registry/retire.lua");
 
     /** What happens when the heartbeat is lost. Called on the heartbeat thread. */
     public interface Listener {
@@ -80,7 +79,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
             args.add(k);
             args.add(v);
         });
-        Long created = await(CREATE.call(redis, ScriptOutputType.INTEGER,
+        Long created = await(RegistryScripts.HEARTBEAT_CREATE.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.heartbeat(identity.id()), keys.instanceIds(), keys.shutdownMarker(identity.id())},
                 args.toArray(String[]::new)));
         if (created == null || created != 1L) {
@@ -158,7 +157,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
             args.add(k);
             args.add(v);
         });
-        String outcome = await(RENEW.call(redis, ScriptOutputType.VALUE,
+        String outcome = await(RegistryScripts.HEARTBEAT_RENEW.call(redis, ScriptOutputType.VALUE,
                 new String[] {keys.heartbeat(identity.id()), keys.shutdownMarker(identity.id())},
                 args.toArray(String[]::new)));
         return outcome == null ? "missing" : outcome;
@@ -248,7 +247,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         stopped = true;
         thread.shutdownNow();
         try {
-            await(RETIRE.call(redis, ScriptOutputType.INTEGER,
+            await(RegistryScripts.RETIRE.call(redis, ScriptOutputType.INTEGER,
                     new String[] {keys.heartbeat(identity.id()), keys.instanceIds(),
                             keys.shutdownMarker(identity.id())}, identity.id()));
         } catch (RuntimeException e) {

@@ -9,10 +9,6 @@ import org.fleetpipe.teltonika.codec.Imei;
 /** {@link ConnectionRegistry} on the Redis hash, with the multi-step updates as Lua scripts. */
 public final class RedisConnectionRegistry implements ConnectionRegistry {
 
-    private static final LuaScript CLAIM = LuaScript.fromResource("registry/claim.lua");
-    private static final LuaScript RELEASE = LuaScript.fromResource("registry/release-if-owner.lua");
-    private static final LuaScript RECLAIM = LuaScript.fromResource("registry/reclaim.lua");
-
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final InstanceIdentity identity;
@@ -40,22 +36,22 @@ public final class RedisConnectionRegistry implements ConnectionRegistry {
 
     @Override
     public CompletionStage<String> claim(Imei imei, String remoteAddress, String session) {
-        return CLAIM.call(redis, ScriptOutputType.VALUE,
+        return RegistryScripts.CLAIM.call(redis, ScriptOutputType.VALUE,
                 new String[] {keys.registry(), keys.deviceInfo(imei.value())},
                 imei.value(), identity.id(), keys.instanceEventsPrefix(), Long.toString(System.currentTimeMillis()),
-                remoteAddress, deviceInfoTtlMillis, session, deviceInfoTtlBeforeRecordsMillis);
+                remoteAddress, deviceInfoTtlMillis, session, deviceInfoTtlBeforeRecordsMillis, InstanceEvent.TAKEOVER.verb());
     }
 
     @Override
     public CompletionStage<Boolean> releaseIfOwner(Imei imei, String session) {
-        return RELEASE.<Long>call(redis, ScriptOutputType.INTEGER,
+        return RegistryScripts.RELEASE_IF_OWNER.<Long>call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.registry(), keys.deviceInfo(imei.value())},
                 imei.value(), identity.id(), session).thenApply(n -> n == 1L);
     }
 
     @Override
     public CompletionStage<Boolean> reclaim(Imei imei, String oldId, String newId) {
-        return RECLAIM.<Long>call(redis, ScriptOutputType.INTEGER,
+        return RegistryScripts.RECLAIM.<Long>call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.registry(), keys.deviceInfo(imei.value())},
                 imei.value(), oldId, newId).thenApply(n -> n == 1L);
     }

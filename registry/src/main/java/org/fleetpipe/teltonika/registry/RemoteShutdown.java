@@ -11,7 +11,6 @@ import java.util.concurrent.CompletionStage;
  */
 public final class RemoteShutdown {
 
-    private static final LuaScript REQUEST = LuaScript.fromResource("registry/request-shutdown.lua");
     /** Long enough for any renewal period; the instance deletes the marker when it stops. */
     public static final Duration MARKER_TTL = Duration.ofHours(1);
 
@@ -25,9 +24,9 @@ public final class RemoteShutdown {
 
     /** Completes with false when {@code instanceId} has no heartbeat (unknown, or already gone). */
     public CompletionStage<Boolean> request(String instanceId, String requestedBy) {
-        return REQUEST.<Long>call(redis, ScriptOutputType.INTEGER,
+        return RegistryScripts.REQUEST_SHUTDOWN.<Long>call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.heartbeat(instanceId), keys.shutdownMarker(instanceId)},
                 requestedBy + " at " + System.currentTimeMillis(), Long.toString(MARKER_TTL.toMillis()),
-                keys.instanceEvents(instanceId), instanceId).thenApply(n -> n == 1L);
+                keys.instanceEvents(instanceId), instanceId, InstanceEvent.SHUTDOWN.verb()).thenApply(n -> n == 1L);
     }
 }

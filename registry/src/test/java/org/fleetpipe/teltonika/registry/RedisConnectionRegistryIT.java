@@ -136,8 +136,8 @@ class RedisConnectionRegistryIT {
     void claim_whenPreviousOwnerListensWithInstanceEvents_thenItHearsTheImei() {
         join(registry(A).claim(IMEI, "10.0.0.7:40001"));
         List<String> heardByA = new CopyOnWriteArrayList<>();
-        try (InstanceEvents events = new InstanceEvents(redis.client().connectPubSub(), keys, WAIT,
-                java.util.Map.of("takeover", heardByA::add))) {
+        try (InstanceEvents events = new InstanceEvents(redis.client().connectPubSub(), keys, WAIT)
+                .on(InstanceEvent.TAKEOVER, heardByA::add)) {
             events.listen(A);
 
             join(registry(B).claim(IMEI, "10.0.0.8:40002"));
@@ -219,7 +219,7 @@ class RedisConnectionRegistryIT {
 
         assertThat(sync.hget(keys.registry(), IMEI.value())).isEqualTo(C);
         // The fallback EVAL caches the body, so the next call goes by SHA again.
-        assertThat(sync.scriptExists(LuaScript.fromResource("registry/reclaim.lua").sha())).containsExactly(true);
+        assertThat(sync.scriptExists(RegistryScripts.RECLAIM.sha())).containsExactly(true);
     }
 
     @Test

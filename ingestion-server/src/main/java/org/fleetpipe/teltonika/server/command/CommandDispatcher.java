@@ -12,7 +12,7 @@ import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameEncoder;
-import org.fleetpipe.teltonika.registry.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.BackgroundThreads;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.SessionTable;

@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
 
 /** Where commands live: their hashes, the per-device queues, in-flight places and dead letters. */
 public interface CommandStore {

@@ -1,7 +1,5 @@
 package org.fleetpipe.teltonika.server.command;
 
-import static org.fleetpipe.teltonika.registry.CommandHandBack.COMMAND_LIB;
-
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.XAddArgs;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -12,17 +10,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
-import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /** {@link CommandStore} in Redis; every multi-step change is one Lua script. */
 public final class RedisCommandStore implements CommandStore {
 
-    private static final LuaScript ENQUEUE = LuaScript.fromResource("command/enqueue.lua");
-    private static final LuaScript TAKE = LuaScript.fromResources(COMMAND_LIB, "command/take.lua");
-    private static final LuaScript FINISH = LuaScript.fromResources(COMMAND_LIB, "command/finish.lua");
-    private static final LuaScript EXPIRE = LuaScript.fromResources(COMMAND_LIB, "command/expire-queued.lua");
     /** Device messages kept in their stream. */
     private static final long MESSAGES_MAX_LEN = 100_000;
     /** Queued commands one expiry check looks at per device. */
@@ -50,23 +43,23 @@ public final class RedisCommandStore implements CommandStore {
     @Override
     public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt,
                                          int maxAttempts) {
-        return ENQUEUE.call(redis, ScriptOutputType.INTEGER,
+        return CommandScripts.ENQUEUE.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.command(id), keys.commandQueue(imei.value()), keys.commandsQueued(),
                         keys.registry()},
                 id, imei.value(), Integer.toString(codec), text, now(), Long.toString(expiresAt), instanceId.get(),
                 Integer.toString(settings.maxQueuePerDevice()), keys.instanceEventsPrefix(),
-                Integer.toString(maxAttempts));
+                Integer.toString(maxAttempts), InstanceEvent.COMMAND.verb());
     }
 
     @Override
     public CompletionStage<Optional<TakenCommand>> take(Imei imei) {
         String instance = instanceId.get();
-        CompletionStage<List<Object>> taken = TAKE.call(redis, ScriptOutputType.MULTI,
+        CompletionStage<List<Object>> taken = CommandScripts.TAKE.call(redis, ScriptOutputType.MULTI,
                 new String[] {keys.commandQueue(imei.value()), keys.commandsInFlight(instance),
                         keys.commandsInFlightInstances(), keys.commandsQueued(), keys.commandDeadLetters()},
                 imei.value(), instance, now(), keys.commandPrefix(),
                 Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
-                keys.instanceEventsPrefix());
+                keys.instanceEventsPrefix(), InstanceEvent.REPLY.verb());
         return taken.thenApply(reply -> {
             if (reply == null || reply.size() < 4) {
                 return Optional.empty();
@@ -81,12 +74,12 @@ public final class RedisCommandStore implements CommandStore {
     public CompletionStage<Boolean> finish(TakenCommand command, Imei imei, boolean replied, String reason,
                                            String text) {
         String id = command.id();
-        return FINISH.<Long>call(redis, ScriptOutputType.INTEGER,
+        return CommandScripts.FINISH.<Long>call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.command(id), keys.commandsInFlight(instanceId.get()), keys.commandDeadLetters()},
                 id, imei.value(), replied ? "replied" : "failed", reason == null ? "" : reason,
                 text == null ? "" : text, now(), Integer.toString(settings.deadLetterMaxEntries()),
-                Long.toString(settings.retention().toMillis()), keys.instanceEventsPrefix(), command.token())
-                .thenApply(n -> n == 1L);
+                Long.toString(settings.retention().toMillis()), keys.instanceEventsPrefix(), command.token(),
+                InstanceEvent.REPLY.verb()).thenApply(n -> n == 1L);
     }
 
     @Override
@@ -106,7 +99,7 @@ public final class RedisCommandStore implements CommandStore {
 
     @Override
     public CompletionStage<Long> expireQueued(String imei) {
-        return EXPIRE.call(redis, ScriptOutputType.INTEGER,
+        return CommandScripts.EXPIRE_QUEUED.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
                 imei, now(), keys.commandPrefix(), Integer.toString(EXPIRE_WINDOW),
                 Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),

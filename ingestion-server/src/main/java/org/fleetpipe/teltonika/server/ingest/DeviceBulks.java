@@ -2,7 +2,7 @@ package org.fleetpipe.teltonika.server.ingest;
 
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.RespArguments;
+import org.fleetpipe.teltonika.redis.RespArguments;
 
 /**
  * A device's IMEI and its dedup keys as RESP bulk strings, encoded once per connection (kept by

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
@@ -21,7 +20,6 @@ import org.slf4j.LoggerFactory;
 public final class RedisFrameDeadLetters implements FrameDeadLetters {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisFrameDeadLetters.class);
-    private static final LuaScript ADD = LuaScript.fromResource("ingest/dead-letter-add.lua");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisAsyncCommands<String, String> redis;
@@ -67,7 +65,7 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        return ADD.<Long>call(redis, ScriptOutputType.INTEGER, keys, Long.toString(now), json,
+        return IngestScripts.DEAD_LETTER_ADD.<Long>call(redis, ScriptOutputType.INTEGER, keys, Long.toString(now), json,
                         Integer.toString(maxEntries))
                 .handle((ok, error) -> {
                     if (error != null) {

@@ -15,10 +15,9 @@ import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
-import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.RespArguments;
-import org.fleetpipe.teltonika.registry.TransactionPipe;
+import org.fleetpipe.teltonika.redis.RespArguments;
+import org.fleetpipe.teltonika.redis.TransactionPipe;
 
 /**
  * Writes packets' records as stream entries with one script call per batch of packets, skipping
@@ -44,7 +43,6 @@ import org.fleetpipe.teltonika.registry.TransactionPipe;
  */
 public final class RedisTelemetryWriter implements TelemetryWriter {
 
-    private static final LuaScript APPEND = LuaScript.fromResource("ingest/append-packets.lua");
     /** Bounds one script run or block (about 2-4 us of Redis time per record), so other clients wait little. */
     static final int MAX_BATCH_PACKETS = 16;
     static final int MAX_BATCH_RECORDS = 256;
@@ -66,7 +64,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private static final byte[] EVAL = RespArguments.preEncoded("EVAL");
     private static final byte[] ONE = RespArguments.preEncoded("1");
     /** Sent whole, not by SHA: a script Redis lost (restart, SCRIPT FLUSH) cannot fail a block. */
-    private static final byte[] REFRESH_INFO_BODY = RespArguments.preEncoded(LuaScript.read("ingest/refresh-info.lua"));
+    private static final byte[] REFRESH_INFO_BODY = RespArguments.preEncoded(IngestScripts.REFRESH_INFO);
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -404,7 +402,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                 }
                 args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
                         .number(items.size()).append(script);
-                call = APPEND.callIntegers(redis, args);
+                call = IngestScripts.APPEND_PACKETS.callIntegers(redis, args);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             } finally {

@@ -5,7 +5,7 @@ import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
-import org.fleetpipe.teltonika.registry.RespArguments;
+import org.fleetpipe.teltonika.redis.RespArguments;
 
 /**
  * The stream entry fields of the contract, in the contract's order, written straight into RESP: as

@@ -7,8 +7,8 @@ import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.fleetpipe.teltonika.registry.RedisEndpoint;
-import org.fleetpipe.teltonika.registry.TransactionPipe;
+import org.fleetpipe.teltonika.redis.RedisEndpoint;
+import org.fleetpipe.teltonika.redis.TransactionPipe;
 
 /**
  * One {@link TransactionPipe} per event loop, opened the first time that loop writes telemetry:

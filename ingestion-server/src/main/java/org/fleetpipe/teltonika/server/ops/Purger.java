@@ -1,7 +1,5 @@
 package org.fleetpipe.teltonika.server.ops;
 
-import static org.fleetpipe.teltonika.registry.CommandHandBack.COMMAND_LIB;
-
 import io.lettuce.core.Range;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -13,10 +11,10 @@ import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.registry.BackgroundThreads;
-import org.fleetpipe.teltonika.registry.Blocking;
-import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.command.CommandScripts;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
@@ -31,8 +29,6 @@ import org.slf4j.LoggerFactory;
 public final class Purger implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Purger.class);
-    private static final LuaScript EXPIRE = LuaScript.fromResources(COMMAND_LIB, "command/expire-queued.lua");
-    private static final LuaScript ORPHAN = LuaScript.fromResources(COMMAND_LIB, "ops/fail-orphan.lua");
     private static final int DEVICES_PER_PASS = 10_000;
     private static final int QUEUE_WINDOW = 100;
 
@@ -86,7 +82,7 @@ public final class Purger implements AutoCloseable {
         String dry = dryRun ? "1" : "0";
         long expired = 0;
         for (String imei : await(redis.zrange(keys.commandsQueued(), 0, DEVICES_PER_PASS - 1))) {
-            expired += await(EXPIRE.<Long>call(redis, ScriptOutputType.INTEGER,
+            expired += await(CommandScripts.EXPIRE_QUEUED.<Long>call(redis, ScriptOutputType.INTEGER,
                     new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
                     imei, Long.toString(now), keys.commandPrefix(), Integer.toString(QUEUE_WINDOW),
                     Integer.toString(commands.deadLetterMaxEntries()), Long.toString(commands.retention().toMillis()),
@@ -134,7 +130,7 @@ public final class Purger implements AutoCloseable {
                     continue;
                 }
                 String instance = c.get(2).getValueOrElse(null);
-                orphaned += await(ORPHAN.<Long>call(redis, ScriptOutputType.INTEGER,
+                orphaned += await(CommandScripts.FAIL_ORPHAN.<Long>call(redis, ScriptOutputType.INTEGER,
                         new String[] {key, keys.commandQueue(imei),
                                 instance == null ? keys.commandsInFlight("-") : keys.commandsInFlight(instance),
                                 keys.commandDeadLetters()},

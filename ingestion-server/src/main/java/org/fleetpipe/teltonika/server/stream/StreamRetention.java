@@ -10,9 +10,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.fleetpipe.teltonika.registry.BackgroundThreads;
-import org.fleetpipe.teltonika.registry.Blocking;
-import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
@@ -26,7 +25,6 @@ import org.slf4j.LoggerFactory;
 public final class StreamRetention implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamRetention.class);
-    private static final LuaScript TRIM = LuaScript.fromResource("stream/trim-stream.lua");
     /**
      * Entries one script call may remove: freeing them blocks Redis for about 25 ns each (measured:
      * 5 ms for 200,000 on Redis 7), so one call stays near 1 ms; a pass calls again while a call
@@ -101,7 +99,7 @@ public final class StreamRetention implements AutoCloseable {
         StreamSnapshot snapshot;
         int calls = 0;
         do {
-            List<Object> raw = Blocking.await(TRIM.<List<Object>>call(redis, ScriptOutputType.MULTI,
+            List<Object> raw = Blocking.await(StreamScripts.TRIM_STREAM.<List<Object>>call(redis, ScriptOutputType.MULTI,
                     new String[] {keys.telemetry()}, Long.toString(settings.maxLenWithoutGroups()),
                     settings.mode().label(), Integer.toString(TRIM_LIMIT),
                     Long.toString(settings.minAge().toMillis())), timeout);

@@ -14,7 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import org.fleetpipe.teltonika.registry.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.BackgroundThreads;
 import org.fleetpipe.teltonika.server.config.TlsClientAuth;
 import org.fleetpipe.teltonika.server.config.TlsSettings;
 import org.slf4j.Logger;

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.registry.CommandHandBack;
+import org.fleetpipe.teltonika.server.command.CommandHandBack;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.TakenCommand;
 

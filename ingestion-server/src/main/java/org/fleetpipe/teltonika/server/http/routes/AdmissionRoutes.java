@@ -15,9 +15,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.registry.LuaScript;
+import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
+import org.fleetpipe.teltonika.server.admission.AdmissionScripts;
 import org.fleetpipe.teltonika.server.http.ApiRequest;
 import org.fleetpipe.teltonika.server.http.ApiRoute;
 
@@ -30,7 +31,6 @@ import org.fleetpipe.teltonika.server.http.ApiRoute;
  */
 public final class AdmissionRoutes implements ApiRoute {
 
-    private static final LuaScript CHANGE = LuaScript.fromResource("admission/change-lists.lua");
     private static final Set<String> BULK_FIELDS = Set.of("add", "remove");
     private static final int MAX_BULK = 10_000;
     /** IMEIs per script call: each call stays well under a millisecond of Redis time. */
@@ -156,14 +156,16 @@ public final class AdmissionRoutes implements ApiRoute {
         CompletableFuture<Long> total = CompletableFuture.completedFuture(0L);
         for (int from = 0; from < imeis.size(); from += BATCH) {
             List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + BATCH));
-            String[] args = new String[batch.size() + 3];
+            String[] args = new String[batch.size() + 5];
             args[0] = add ? "add" : "remove";
             args[1] = list.equals("denied") ? "1" : "0";
             args[2] = keys.instanceEventsPrefix();
+            args[3] = InstanceEvent.DENY.verb();
+            args[4] = InstanceEvent.REVOKE.verb();
             for (int i = 0; i < batch.size(); i++) {
-                args[i + 3] = batch.get(i);
+                args[i + 5] = batch.get(i);
             }
-            CompletionStage<Long> n = CHANGE.call(redis, ScriptOutputType.INTEGER,
+            CompletionStage<Long> n = AdmissionScripts.CHANGE_LISTS.call(redis, ScriptOutputType.INTEGER,
                     new String[] {key, keys.registry()}, args);
             total = total.thenCombine(n, Long::sum);
         }

@@ -1,0 +1,86 @@
+package org.fleetpipe.teltonika.server.command;
+
+import io.lettuce.core.MapScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.janitor.InstanceLeftovers;
+import org.fleetpipe.teltonika.registry.janitor.LeftoverTally;
+
+/**
+ * The janitor's hook for commands: those a dead instance sent and got no reply for go back to the
+ * head of their device queues (or fail as {@code attempts}), so nothing stays in flight forever.
+ * Its in-flight hash is walked with HSCAN like the registry, a bounded batch per script call
+ * (which re-checks that the heartbeat is still missing); what a failed call left is handed back at
+ * the next pass.
+ */
+public final class DeadInstanceCommands implements InstanceLeftovers {
+
+    /** In-flight entries per hand-back call (each one rewrites a command hash and a queue). */
+    private static final int HAND_BACK_BATCH = 100;
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final CommandHandBack handBack;
+    private final ScanArgs page;
+    private final Duration callTimeout;
+
+    /** {@code scanCount}: the HSCAN page size; {@code callTimeout}: how long each call may take. */
+    public DeadInstanceCommands(RedisAsyncCommands<String, String> redis, RedisKeys keys, CommandHandBack handBack,
+                                int scanCount, Duration callTimeout) {
+        this.redis = redis;
+        this.keys = keys;
+        this.handBack = handBack;
+        this.page = ScanArgs.Builder.limit(scanCount);
+        this.callTimeout = callTimeout;
+    }
+
+    @Override
+    public CompletionStage<Set<String>> holders() {
+        return redis.smembers(keys.commandsInFlightInstances());
+    }
+
+    @Override
+    public CompletionStage<Void> handOn(String deadInstanceId, LeftoverTally tally) {
+        return fromPage(deadInstanceId, ScanCursor.INITIAL, tally);
+    }
+
+    @Override
+    public String describe(LeftoverTally tally) {
+        return "commands-handed-back=" + tally.handedBack() + " commands-failed-attempts=" + tally.failed();
+    }
+
+    private CompletionStage<Void> fromPage(String instance, ScanCursor cursor, LeftoverTally tally) {
+        CompletionStage<MapScanCursor<String, String>> entries =
+                timed(redis.hscan(keys.commandsInFlight(instance), cursor, page));
+        return entries.thenCompose(scanned -> {
+            List<String> imeis = new ArrayList<>(scanned.getMap().keySet());
+            return fromBatch(instance, imeis, 0, tally).thenCompose(done -> scanned.isFinished()
+                    ? CompletableFuture.<Void>completedFuture(null) : fromPage(instance, scanned, tally));
+        });
+    }
+
+    /** An empty page still calls once, so an instance whose hash is already empty leaves the set. */
+    private CompletionStage<Void> fromBatch(String instance, List<String> imeis, int from, LeftoverTally tally) {
+        List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + HAND_BACK_BATCH));
+        return timed(handBack.ofDeadInstance(instance, batch)).thenCompose(outcome -> {
+            tally.add(outcome.handedBack(), outcome.failed());
+            int next = from + HAND_BACK_BATCH;
+            return next < imeis.size() ? fromBatch(instance, imeis, next, tally)
+                    : CompletableFuture.<Void>completedFuture(null);
+        });
+    }
+
+    /** The call, failed after the call timeout as the janitor's own waits are; Lettuce's future itself is left alone. */
+    private <T> CompletionStage<T> timed(CompletionStage<T> call) {
+        return call.toCompletableFuture().copy().orTimeout(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+}
