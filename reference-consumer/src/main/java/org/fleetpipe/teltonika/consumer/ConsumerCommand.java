@@ -13,7 +13,6 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.UnmatchedArgumentException;
 
 /** The reference consumer's command line as picocli reads it: each option with its help line, default and check. */
 @Command(name = "reference-consumer",
@@ -56,25 +55,41 @@ final class ConsumerCommand {
     /** Parses {@code args}; {@code env} supplies REDIS_URL. A mistake, or {@code --help}, is an IllegalArgumentException. */
     static ConsumerOptions parse(String[] args, Map<String, String> env) {
         ConsumerCommand command = new ConsumerCommand(env);
+        // Arguments are read as before picocli: the last of a repeated option wins, the token after an
+        // option is its value, "@name" is no file of arguments, and the parse stops at the first unknown one.
         CommandLine commandLine = new CommandLine(command)
                 .setOverwrittenOptionsAllowed(true)
                 .setAllowOptionsAsOptionParameters(true)
                 .setExpandAtFiles(false)
+                .setStopAtUnmatched(true)
+                .setPosixClusteredShortOptionsAllowed(false)
                 .setUsageHelpLongOptionsMaxWidth(OPTION_COLUMN);
         try {
             commandLine.parseArgs(args);
-        } catch (UnmatchedArgumentException e) {
-            throw new IllegalArgumentException("unknown option " + e.getUnmatched().get(0) + "\n" + usage(commandLine));
-        } catch (MissingParameterException e) {
-            String name = e.getMissing().get(0) instanceof OptionSpec option ? option.longestName() : e.getMessage();
-            throw new IllegalArgumentException(name + " needs a value\n" + usage(commandLine));
         } catch (ParameterException e) {
-            throw new IllegalArgumentException(e.getMessage());
+            if (commandLine.isUsageHelpRequested()) {
+                // --help came before the mistake: the first of the two wins.
+                throw new IllegalArgumentException(usage(commandLine));
+            }
+            throw refusal(e, commandLine);
         }
         if (commandLine.isUsageHelpRequested()) {
             throw new IllegalArgumentException(usage(commandLine));
         }
+        if (!commandLine.getUnmatchedArguments().isEmpty()) {
+            throw new IllegalArgumentException("unknown option " + commandLine.getUnmatchedArguments().get(0) + "\n"
+                    + usage(commandLine));
+        }
         return command.toOptions();
+    }
+
+    /** Picocli's refusal in the consumer's words: a missing value is followed by the usage. */
+    private static IllegalArgumentException refusal(ParameterException e, CommandLine commandLine) {
+        if (e instanceof MissingParameterException missing && !missing.getMissing().isEmpty()
+                && missing.getMissing().get(0) instanceof OptionSpec option) {
+            return new IllegalArgumentException(option.longestName() + " needs a value\n" + usage(commandLine));
+        }
+        return new IllegalArgumentException(e.getMessage());
     }
 
     private static String usage(CommandLine commandLine) {

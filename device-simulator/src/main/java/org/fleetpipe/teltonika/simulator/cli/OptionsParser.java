@@ -23,10 +23,17 @@ public final class OptionsParser {
         try {
             commandLine.parseArgs(args);
         } catch (ParameterException e) {
+            if (commandLine.isUsageHelpRequested()) {
+                // --help came before the mistake: the first of the two wins, as it always has.
+                throw UsageException.help();
+            }
             throw new UsageException(oneLine(e, args));
         }
         if (commandLine.isUsageHelpRequested()) {
             throw UsageException.help();
+        }
+        if (!commandLine.getUnmatchedArguments().isEmpty()) {
+            throw new UsageException(unmatched(commandLine.getUnmatchedArguments().get(0)));
         }
         return command.toOptions();
     }
@@ -39,18 +46,17 @@ public final class OptionsParser {
                 // The token after an option is its value, even one that starts with "-".
                 .setAllowOptionsAsOptionParameters(true)
                 // "@name" is a value like any other, not a file of arguments.
-                .setExpandAtFiles(false);
+                .setExpandAtFiles(false)
+                // An unknown argument ends the parse, so it is reported before a bad value after it.
+                .setStopAtUnmatched(true)
+                // "-hx" is an unknown option, not -h followed by -x.
+                .setPosixClusteredShortOptionsAllowed(false);
     }
 
     /** Picocli's refusal in the simulator's words: the same lines as before picocli read the arguments. */
     private static String oneLine(ParameterException e, String[] args) {
         if (e instanceof UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()) {
-            String arg = unmatched.getUnmatched().get(0);
-            if (!arg.startsWith("-")) {
-                return "unexpected argument '" + arg + "' (options start with --)";
-            }
-            int eq = arg.indexOf('=');
-            return "unknown option " + (eq > 0 ? arg.substring(0, eq) : arg);
+            return unmatched(unmatched.getUnmatched().get(0));
         }
         if (e instanceof MissingParameterException missing && !missing.getMissing().isEmpty()
                 && missing.getMissing().get(0) instanceof OptionSpec option) {
@@ -66,6 +72,14 @@ public final class OptionsParser {
             return option.longestName() + ": " + conversion.getMessage();
         }
         return e.getMessage();
+    }
+
+    private static String unmatched(String arg) {
+        if (!arg.startsWith("-")) {
+            return "unexpected argument '" + arg + "' (options start with --)";
+        }
+        int eq = arg.indexOf('=');
+        return "unknown option " + (eq > 0 ? arg.substring(0, eq) : arg);
     }
 
     /** The first {@code --flag=value} among {@code args} whose flag takes no value; null if none. */
