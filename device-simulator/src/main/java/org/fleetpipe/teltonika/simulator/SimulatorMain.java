@@ -33,12 +33,12 @@ public final class SimulatorMain {
             options = OptionsParser.parse(args);
         } catch (UsageException e) {
             if (e.helpRequested()) {
-                out.print(Usage.TEXT);
+                out.print(Usage.text());
                 return 0;
             }
             err.println("device-simulator: " + e.getMessage());
             err.println();
-            err.print(Usage.TEXT);
+            err.print(Usage.text());
             return EXIT_USAGE;
         }
         Simulation simulation = new Simulation(options, out);

@@ -63,4 +63,14 @@ class ConsumerOptionsTest {
         assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--nope", "1"}, Map.of()))
                 .hasMessageContaining("unknown option --nope");
     }
+
+    @Test
+    void help_thenTheUsage_andTheFirstOfTwoMistakes() {
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--help"}, Map.of()))
+                .hasMessageStartingWith("usage: java -jar reference-consumer.jar [options]")
+                .hasMessageContaining("--dead-letter-stream").hasMessageContaining("Durations: 500ms");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--nope", "1", "--count", "0"}, Map.of()))
+                .hasMessageStartingWith("unknown option --nope\nusage:");
+        assertThat(ConsumerOptions.parse(new String[] {"--group", "a", "--group", "b"}, Map.of()).group()).isEqualTo("b");
+    }
 }

@@ -112,6 +112,28 @@ class OptionsParserTest {
                 .isInstanceOfSatisfying(UsageException.class, e -> assertThat(e.helpRequested()).isTrue());
     }
 
+    @Test
+    void parse_aRepeatedOption_thenTheLastWins() throws Exception {
+        assertThat(OptionsParser.parse("--port", "5", "--port", "6").server().getPort()).isEqualTo(6);
+        assertThat(OptionsParser.parse("--devices", "5", "--connections", "7").devices()).isEqualTo(7);
+    }
+
+    @Test
+    void parse_twoMistakes_thenTheFirstIsReported() {
+        assertMessage("unknown option --bogus", "--bogus", "--port", "0");
+        assertMessage("--port: 0 is outside 1..65535", "--port", "0", "--bogus");
+        assertMessage("--connections: 0 is outside 1..1000000", "--connections", "0");
+        assertThatThrownBy(() -> OptionsParser.parse("--help", "--port", "0"))
+                .isInstanceOfSatisfying(UsageException.class, e -> assertThat(e.helpRequested()).isTrue());
+    }
+
+    @Test
+    void usage_listsEveryOptionFromTheCommand() {
+        assertThat(Usage.text()).startsWith("usage: java -jar device-simulator.jar [options]")
+                .contains("--source-addresses", "--warmup", "--connections", "Durations: 500ms")
+                .doesNotContain("Usage:");
+    }
+
     private static void assertMessage(String expected, String... args) {
         assertThatThrownBy(() -> OptionsParser.parse(args)).isInstanceOf(UsageException.class)
                 .hasMessageContaining(expected.replace("--port 0", "--port: 0"));
