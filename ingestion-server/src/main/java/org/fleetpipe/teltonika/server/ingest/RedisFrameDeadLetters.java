@@ -1,7 +1,6 @@
 package org.fleetpipe.teltonika.server.ingest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.netty.buffer.ByteBuf;
@@ -13,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.registry.LuaScript;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.json.Json;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +22,6 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisFrameDeadLetters.class);
     private static final LuaScript ADD = LuaScript.fromResource("ingest/dead-letter-add.lua");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisAsyncCommands<String, String> redis;
     private final String[] keys;
@@ -63,7 +62,7 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
         entry.put("seq", sequence.incrementAndGet());
         String json;
         try {
-            json = JSON.writeValueAsString(entry);
+            json = Json.MAPPER.writeValueAsString(entry);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
