@@ -12,6 +12,7 @@ import java.util.function.IntPredicate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,17 @@ import org.fleetpipe.teltonika.registry.RemoteShutdown;
 import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
 import org.fleetpipe.teltonika.registry.janitor.JanitorTicker;
 import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
+import org.fleetpipe.teltonika.server.admission.AdmissionLists;
+import org.fleetpipe.teltonika.server.api.AdmissionResource;
+import org.fleetpipe.teltonika.server.api.CommandResource;
+import org.fleetpipe.teltonika.server.api.DeviceResource;
+import org.fleetpipe.teltonika.server.api.InstanceResource;
+import org.fleetpipe.teltonika.server.api.OperatorApi;
+import org.fleetpipe.teltonika.server.api.OpsResource;
+import org.fleetpipe.teltonika.server.api.SpecResource;
+import org.fleetpipe.teltonika.server.command.CommandService;
+import org.fleetpipe.teltonika.server.ops.DeadLetterQueries;
+import org.fleetpipe.teltonika.server.session.DeviceLookup;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
 import org.fleetpipe.teltonika.server.admission.AdmissionScripts;
 import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
@@ -52,10 +64,6 @@ import org.fleetpipe.teltonika.server.command.UnsolicitedMessages;
 import org.fleetpipe.teltonika.server.config.HttpSettings;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
-import org.fleetpipe.teltonika.server.http.ApiRoute;
-import org.fleetpipe.teltonika.server.http.routes.AdmissionRoutes;
-import org.fleetpipe.teltonika.server.http.routes.CommandRoutes;
-import org.fleetpipe.teltonika.server.http.routes.OpsRoutes;
 import org.fleetpipe.teltonika.server.ops.Purger;
 import org.fleetpipe.teltonika.server.health.QueueHealthMonitor;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
@@ -64,8 +72,6 @@ import org.fleetpipe.teltonika.server.http.HttpConnections;
 import org.fleetpipe.teltonika.server.http.OperatorHttpServer;
 import org.fleetpipe.teltonika.server.http.Readiness;
 import org.fleetpipe.teltonika.server.http.RequestDeadline;
-import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
-import org.fleetpipe.teltonika.server.http.routes.InstanceRoutes;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.IngestScripts;
 import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
@@ -290,16 +296,17 @@ public final class IngestionServer implements AutoCloseable {
             LOG.warn("API_TOKEN is not set: generated the operator API token {} (shown once)", token);
             return token;
         });
-        CommandRoutes commandRoutes = new CommandRoutes(commandStore, replies, settings.commands(), metrics);
+        CommandResource commandResource = new CommandResource(new CommandService(commandStore, replies),
+                settings.commands(), metrics);
         queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redis().commandTimeout(), registry,
                 streamHealth);
         revocationSweeper = new RevocationSweeper(sessions, async, keys, settings.devices().admission(),
                 settings.devices().denySweepInterval(), settings.redis().commandTimeout());
         purger = new Purger(async, keys, settings.ops(), settings.commands(), metrics, settings.redis().commandTimeout());
-        List<ApiRoute> routes = new ArrayList<>(List.of(new InstanceRoutes(directory, new RemoteShutdown(async, keys)),
-                new DeviceRoutes(async, keys, commandRoutes), commandRoutes));
-        routes.addAll(new OpsRoutes(queueHealth, purger, async, keys).routes());
-        routes.add(new AdmissionRoutes(async, keys, settings.devices().admission()));
+        OperatorApi api = OperatorApi.of(new InstanceResource(directory, new RemoteShutdown(async, keys)),
+                new DeviceResource(new DeviceLookup(async, keys), commandResource), commandResource,
+                new OpsResource(queueHealth, purger, new DeadLetterQueries(async, keys)),
+                new AdmissionResource(new AdmissionLists(async, keys), settings.devices().admission()), new SpecResource());
         JanitorMetrics janitorMetrics = new JanitorMetrics(registry);
         DeadInstanceCommands deadInstanceCommands = new DeadInstanceCommands(async, keys, new CommandHandBack(async,
                 keys, settings.commands().deadLetterMaxEntries(), settings.commands().retention()),
@@ -357,7 +364,7 @@ public final class IngestionServer implements AutoCloseable {
         Duration readTimeout = settings.commands().maxWait().plusSeconds(30);
         httpAddress = http.bind(httpGroup, httpSettings.bindAddress(), settings.http().port(), OperatorHttpServer.api(
                 new HttpConnections(httpSettings.maxConnections(), httpSettings.maxConnectionsPerAddress(), registry),
-                this::readiness, scrape, auth, routes, readTimeout,
+                this::readiness, scrape, auth, api, readTimeout,
                 RequestDeadline.api(httpSettings.requestTimeout(), registry)));
         // And the probes a listener and a thread of their own: API clients filling the API port's
         // cap, or keeping its thread busy, never make Kubernetes restart the pod.

@@ -7,8 +7,6 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -16,9 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes by path: health and metrics, and everything under {@code /api/v1/} (its token checked on
- * the head by {@link HttpRequestGate}) to the {@link ApiRoute} of its resource; on the health port
- * there are no routes.
+ * The transport's last handler: answers health, readiness and metrics itself, and hands everything
+ * under {@code /api/v1/} (its token checked on the head by {@link HttpRequestGate}) to the
+ * {@link ApiDispatcher}; on the health port there is none.
  */
 @Sharable
 final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -27,12 +25,13 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private final Supplier<CompletionStage<Readiness>> readiness;
     private final Supplier<String> prometheus;
-    private final Map<String, ApiRoute> routes = new HashMap<>();
+    /** Null on the health port. */
+    private final ApiDispatcher api;
 
-    HttpRouter(Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus, List<ApiRoute> apiRoutes) {
+    HttpRouter(Supplier<CompletionStage<Readiness>> readiness, Supplier<String> prometheus, ApiDispatcher api) {
         this.readiness = readiness;
         this.prometheus = prometheus;
-        apiRoutes.forEach(r -> routes.put(r.resource(), r));
+        this.api = api;
     }
 
     @Override
@@ -65,15 +64,14 @@ final class HttpRouter extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     private void api(ChannelHandlerContext ctx, FullHttpRequest request, String rest, boolean keepAlive) {
-        String[] segments = rest.isEmpty() ? new String[0] : rest.split("/", -1);
-        ApiRoute route = segments.length == 0 ? null : routes.get(segments[0]);
-        if (route == null) {
+        if (api == null) {
+            // The gate answers API paths on the health port already; this only keeps the router total.
             HttpResponses.error(ctx, keepAlive, HttpResponseStatus.NOT_FOUND, "not-found", "no such resource: " + rest);
             return;
         }
         request.retain();
         try {
-            route.handle(new ApiRequest(ctx, request, segments, keepAlive, HttpRequestGate.caller(ctx)));
+            api.dispatch(ctx, request, rest, keepAlive, HttpRequestGate.caller(ctx));
         } catch (RuntimeException e) {
             LOG.warn("API call failed: {} {}", request.method(), request.uri(), e);
             // Details stay in our log; a client learns nothing about our internals.

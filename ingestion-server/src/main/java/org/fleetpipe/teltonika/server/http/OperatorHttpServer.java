@@ -6,7 +6,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.server.tcp.Transports;
@@ -42,9 +41,9 @@ public final class OperatorHttpServer {
      */
     public static HttpChannelInitializer api(HttpConnections connections,
                                              Supplier<CompletionStage<Readiness>> readiness,
-                                             Supplier<String> prometheus, BearerTokenAuth auth, List<ApiRoute> routes,
+                                             Supplier<String> prometheus, BearerTokenAuth auth, ApiDispatcher api,
                                              Duration readTimeout, RequestDeadline deadline) {
-        return new HttpChannelInitializer(connections, auth, new HttpRouter(readiness, prometheus, routes),
+        return new HttpChannelInitializer(connections, auth, new HttpRouter(readiness, prometheus, api),
                 readTimeout, deadline);
     }
 
@@ -53,15 +52,15 @@ public final class OperatorHttpServer {
                                                 Supplier<CompletionStage<Readiness>> readiness,
                                                 Supplier<String> prometheus, Duration readTimeout,
                                                 RequestDeadline deadline) {
-        return new HttpChannelInitializer(connections, null, new HttpRouter(readiness, prometheus, List.of()),
+        return new HttpChannelInitializer(connections, null, new HttpRouter(readiness, prometheus, null),
                 readTimeout, deadline);
     }
 
     /** The API pipeline a real connection gets, for tests that run it on an EmbeddedChannel. */
     static HttpChannelInitializer pipeline(HttpConnections connections, Supplier<CompletionStage<Readiness>> readiness,
-                                           Supplier<String> prometheus, BearerTokenAuth auth, List<ApiRoute> routes,
+                                           Supplier<String> prometheus, BearerTokenAuth auth, ApiDispatcher api,
                                            Duration readTimeout) {
-        return api(connections, readiness, prometheus, auth, routes, readTimeout,
+        return api(connections, readiness, prometheus, auth, api, readTimeout,
                 RequestDeadline.api(readTimeout, null));
     }
 

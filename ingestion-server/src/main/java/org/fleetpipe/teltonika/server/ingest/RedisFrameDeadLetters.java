@@ -1,7 +1,6 @@
 package org.fleetpipe.teltonika.server.ingest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.netty.buffer.ByteBuf;
@@ -12,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.json.Json;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
 public final class RedisFrameDeadLetters implements FrameDeadLetters {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisFrameDeadLetters.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisAsyncCommands<String, String> redis;
     private final String[] keys;
@@ -61,7 +60,7 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
         entry.put("seq", sequence.incrementAndGet());
         String json;
         try {
-            json = JSON.writeValueAsString(entry);
+            json = Json.MAPPER.writeValueAsString(entry);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

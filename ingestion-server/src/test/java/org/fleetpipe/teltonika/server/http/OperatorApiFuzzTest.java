@@ -26,17 +26,20 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.fleetpipe.teltonika.codec.testing.RecordingLeakDetector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.api.CommandResource;
+import org.fleetpipe.teltonika.server.api.DeviceResource;
+import org.fleetpipe.teltonika.server.api.OperatorApi;
+import org.fleetpipe.teltonika.server.command.CommandService;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
-import org.fleetpipe.teltonika.server.http.routes.CommandRoutes;
-import org.fleetpipe.teltonika.server.http.routes.DeviceRoutes;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.fleetpipe.teltonika.server.session.DeviceLookup;
 
 /**
  * The operator API as a client reaches it: bytes into the pipeline {@link OperatorHttpServer}
  * builds ({@link HttpChannelInitializer}: codec, connection cap, sequencer, the head's checks,
- * aggregator, router) on an EmbeddedChannel, with the real device and command routes over a {@link FakeCommandStore} and a
- * Redis stand-in instead of Redis.
+ * aggregator, router) on an EmbeddedChannel, with the real device and command resources of the
+ * operator API over a {@link FakeCommandStore} and a Redis stand-in instead of Redis.
  *
  * <p>Input layout (see FUZZING.md): byte 0 flags, then the request.
  * <ul>
@@ -72,12 +75,13 @@ class OperatorApiFuzzTest {
         CommandSettings settings = new CommandSettings(Duration.ofSeconds(30), Duration.ofHours(1),
                 Duration.ofDays(7), 100, 512, Duration.ofSeconds(60), Duration.ofDays(7), 10000,
                 Duration.ofSeconds(10), 3, Duration.ofSeconds(5));
-        CommandRoutes commands = new CommandRoutes(store, waiter, settings, IngestionMetrics.noop());
-        DeviceRoutes devices = new DeviceRoutes(fakeRedis(), new RedisKeys("fuzz"), commands);
+        CommandResource commands = new CommandResource(new CommandService(store, waiter), settings,
+                IngestionMetrics.noop());
+        DeviceResource devices = new DeviceResource(new DeviceLookup(fakeRedis(), new RedisKeys("fuzz")), commands);
         store.onEnqueue = id -> finishedBeforeWait(waiter, id);
         pipeline = OperatorHttpServer.pipeline(new HttpConnections(1_000, null),
                 () -> CompletableFuture.completedFuture(Readiness.ok()), () -> "# fuzz\n", new BearerTokenAuth(TOKEN),
-                List.of(devices, commands), Duration.ofMinutes(2));
+                new OperatorApi(List.of(devices.resource(), commands.resource())), Duration.ofMinutes(2));
     }
 
     @FuzzTest(maxDuration = "10m")
@@ -317,7 +321,7 @@ class OperatorApiFuzzTest {
         }
     }
 
-    /** The two Redis calls DeviceRoutes makes: no owner (not connected), or the store's failure. */
+    /** The two Redis calls DeviceLookup makes: no owner (not connected), or the store's failure. */
     private RedisAsyncCommands<String, String> fakeRedis() {
         @SuppressWarnings("unchecked")
         RedisAsyncCommands<String, String> redis = (RedisAsyncCommands<String, String>) Proxy.newProxyInstance(

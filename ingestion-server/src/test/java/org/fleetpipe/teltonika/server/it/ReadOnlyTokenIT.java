@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.server.IngestionServer;
-import org.fleetpipe.teltonika.server.http.ApiRequest;
+import org.fleetpipe.teltonika.server.api.ApiCall;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
@@ -34,7 +34,7 @@ class ReadOnlyTokenIT {
     private static final String READER = "read-only-token-it-0123456789abcdef012345678";
 
     private final ListAppender<ILoggingEvent> log = new ListAppender<>();
-    private final Logger changeLog = (Logger) LoggerFactory.getLogger(ApiRequest.class);
+    private final Logger changeLog = (Logger) LoggerFactory.getLogger(ApiCall.class);
     private IngestionServer server;
 
     @BeforeEach

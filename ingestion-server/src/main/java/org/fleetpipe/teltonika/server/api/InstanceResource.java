@@ -1,6 +1,5 @@
-package org.fleetpipe.teltonika.server.http.routes;
+package org.fleetpipe.teltonika.server.api;
 
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,14 +8,23 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
-import org.fleetpipe.teltonika.server.http.ApiRequest;
-import org.fleetpipe.teltonika.server.http.ApiRoute;
 
 /**
  * {@code GET /api/v1/instances}: live instances with their heartbeat fields and device counts;
  * {@code POST /api/v1/instances/{id}/shutdown}: that instance drains and exits 0.
  */
-public final class InstanceRoutes implements ApiRoute {
+public final class InstanceResource {
+
+    /**
+     * The live instances, each its id and then its heartbeat's fields as the heartbeat has them
+     * (whatever a newer or older version writes there is shown as it is).
+     */
+    public record InstanceList(List<Map<String, Object>> instances) {
+    }
+
+    /** A shutdown that was asked for. */
+    public record Stopping(String id, String status) {
+    }
 
     /** What an instance id can look like: a host name or INSTANCE_ID, a dash and a number. */
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,255}");
@@ -24,31 +32,17 @@ public final class InstanceRoutes implements ApiRoute {
     private final InstanceDirectory directory;
     private final RemoteShutdown shutdown;
 
-    public InstanceRoutes(InstanceDirectory directory, RemoteShutdown shutdown) {
+    public InstanceResource(InstanceDirectory directory, RemoteShutdown shutdown) {
         this.directory = directory;
         this.shutdown = shutdown;
     }
 
-    @Override
-    public String resource() {
-        return "instances";
+    public ApiResource resource() {
+        return ApiResource.of("instances", "try GET /api/v1/instances or POST /api/v1/instances/{id}/shutdown",
+                Route.get("instances", this::list), Route.post("instances/{id}/shutdown", this::stop));
     }
 
-    @Override
-    public void handle(ApiRequest call) {
-        String[] path = call.segments();
-        HttpMethod method = call.request().method();
-        if (path.length == 1 && method.equals(HttpMethod.GET)) {
-            list(call);
-        } else if (path.length == 3 && path[2].equals("shutdown") && method.equals(HttpMethod.POST)) {
-            stop(call, path[1]);
-        } else {
-            call.error(HttpResponseStatus.NOT_FOUND, "not-found",
-                    "try GET /api/v1/instances or POST /api/v1/instances/{id}/shutdown");
-        }
-    }
-
-    private void list(ApiRequest call) {
+    private void list(ApiCall call) {
         directory.live().whenComplete((live, error) -> {
             if (error != null) {
                 call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
@@ -61,11 +55,12 @@ public final class InstanceRoutes implements ApiRoute {
                 entry.putAll(beat);
                 instances.add(entry);
             });
-            call.json(HttpResponseStatus.OK, Map.of("instances", instances));
+            call.json(HttpResponseStatus.OK, new InstanceList(instances));
         });
     }
 
-    private void stop(ApiRequest call, String id) {
+    private void stop(ApiCall call) {
+        String id = call.param("id");
         if (!ID.matcher(id).matches()) {
             call.error(HttpResponseStatus.BAD_REQUEST, "bad-instance", "not an instance id");
             return;
@@ -76,7 +71,7 @@ public final class InstanceRoutes implements ApiRoute {
             } else if (!asked) {
                 call.error(HttpResponseStatus.NOT_FOUND, "not-found", "no live instance " + id);
             } else {
-                call.json(HttpResponseStatus.ACCEPTED, Map.of("id", id, "status", "stopping"));
+                call.json(HttpResponseStatus.ACCEPTED, new Stopping(id, "stopping"));
             }
         });
     }

@@ -1,0 +1,189 @@
+package org.fleetpipe.teltonika.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.server.command.CommandService;
+import org.fleetpipe.teltonika.server.command.CommandSettings;
+import org.fleetpipe.teltonika.server.json.Json;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+
+/**
+ * {@code GET /api/v1/commands/{id}}, and {@code POST /api/v1/devices/{imei}/commands} (reached
+ * through {@link DeviceResource}): validate, store and queue a command; with {@code wait_ms}, answer
+ * once it finished (200) or when the wait ran out (202 with the status then).
+ */
+public final class CommandResource {
+
+    /** The body of {@code POST /api/v1/devices/{imei}/commands}; absent fields take their defaults. */
+    public record CommandRequest(String command, Long codec, Long waitMs, Long ttlMs, Long maxAttempts) {
+    }
+
+    /** A command as the API shows it: numbers as numbers, the history as a list. */
+    public record CommandView(String id, String imei, Long codec, String command, String status, String reason,
+                              String reply, Long attempts, Long maxAttempts, Long createdAt, Long sentAt,
+                              Long repliedAt, Long expiresAt, JsonNode history) {
+    }
+
+    /** The answer when the command's state could not be read back. */
+    public record Queued(String id, String status) {
+    }
+
+    private final CommandService commands;
+    private final CommandSettings settings;
+    private final IngestionMetrics metrics;
+
+    public CommandResource(CommandService commands, CommandSettings settings, IngestionMetrics metrics) {
+        this.commands = commands;
+        this.settings = settings;
+        this.metrics = metrics;
+    }
+
+    public ApiResource resource() {
+        return ApiResource.of("commands", "try GET /api/v1/commands/{id}", Route.get("commands/{id}", this::get));
+    }
+
+    private void get(ApiCall call) {
+        String id = call.param("id");
+        commands.find(id).whenComplete((fields, error) -> {
+            if (error != null) {
+                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
+            } else if (fields.isEmpty()) {
+                call.error(HttpResponseStatus.NOT_FOUND, "not-found", "no command " + id);
+            } else {
+                call.json(HttpResponseStatus.OK, view(fields));
+            }
+        });
+    }
+
+    /** {@code POST /api/v1/devices/{imei}/commands}, its IMEI checked. */
+    void submit(ApiCall call, Imei imei) {
+        RequestBody.Result<CommandRequest> body = call.body(CommandRequest.class);
+        if (body instanceof RequestBody.Malformed<CommandRequest>) {
+            reject(call, "bad-json", "the body must be a JSON object");
+            return;
+        }
+        if (body instanceof RequestBody.UnknownField<CommandRequest> unknown) {
+            reject(call, "unknown-field", "unknown field '" + RequestBody.shown(unknown.name())
+                    + "'; the fields are " + String.join(", ", unknown.fields()));
+            return;
+        }
+        if (body instanceof RequestBody.BadValue<CommandRequest> bad) {
+            refuse(call, bad.field());
+            return;
+        }
+        CommandRequest request = ((RequestBody.Bound<CommandRequest>) body).value();
+        String text = request.command();
+        if (text == null || text.isEmpty() || text.length() > settings.maxCommandBytes() || !printableAscii(text)) {
+            refuse(call, "command");
+            return;
+        }
+        Long codec = within(request.codec(), 12, 14, 12);
+        if (codec == null || codec == 13) {
+            refuse(call, "codec");
+            return;
+        }
+        Long waitMs = within(request.waitMs(), 0, settings.maxWait().toMillis(), 0);
+        if (waitMs == null) {
+            refuse(call, "wait_ms");
+            return;
+        }
+        Long ttlMs = within(request.ttlMs(), 1, settings.maxTtl().toMillis(), settings.defaultTtl().toMillis());
+        if (ttlMs == null) {
+            refuse(call, "ttl_ms");
+            return;
+        }
+        Long maxAttempts = within(request.maxAttempts(), 1, CommandSettings.MAX_ATTEMPTS_LIMIT,
+                settings.maxAttempts());
+        if (maxAttempts == null) {
+            refuse(call, "max_attempts");
+            return;
+        }
+        commands.submit(imei, codec.intValue(), text, Duration.ofMillis(ttlMs), maxAttempts.intValue())
+                .whenComplete((id, error) -> {
+                    if (error != null) {
+                        call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable",
+                                "Redis did not answer");
+                    } else if (id.isEmpty()) {
+                        metrics.command("rejected");
+                        call.error(HttpResponseStatus.TOO_MANY_REQUESTS, "queue-full", "device " + imei
+                                + " already has " + settings.maxQueuePerDevice() + " commands waiting");
+                    } else {
+                        metrics.command("queued");
+                        commands.await(id.get(), Duration.ofMillis(waitMs))
+                                .whenComplete((fields, failed) -> respond(call, id.get(), fields, failed));
+                    }
+                });
+    }
+
+    private void respond(ApiCall call, String id, Map<String, String> fields, Throwable error) {
+        if (error != null || fields == null || fields.isEmpty()) {
+            call.json(HttpResponseStatus.ACCEPTED, new Queued(id, "queued"));
+            return;
+        }
+        String status = fields.get("status");
+        boolean done = "replied".equals(status) || "failed".equals(status);
+        call.json(done ? HttpResponseStatus.OK : HttpResponseStatus.ACCEPTED, view(fields));
+    }
+
+    /** The 400 for a field that is not what the call takes. */
+    private void refuse(ApiCall call, String field) {
+        switch (field) {
+            case "command" -> reject(call, "bad-command", "command must be 1.." + settings.maxCommandBytes()
+                    + " printable ASCII characters");
+            case "codec" -> reject(call, "bad-codec", "codec must be the number 12 or 14");
+            case "wait_ms" -> reject(call, "bad-wait", "wait_ms must be a whole number 0.."
+                    + settings.maxWait().toMillis());
+            case "ttl_ms" -> reject(call, "bad-ttl", "ttl_ms must be a whole number 1.."
+                    + settings.maxTtl().toMillis());
+            case "max_attempts" -> reject(call, "bad-max-attempts", "max_attempts must be an integer 1.."
+                    + CommandSettings.MAX_ATTEMPTS_LIMIT);
+            default -> throw new IllegalArgumentException("no field " + field);
+        }
+    }
+
+    private void reject(ApiCall call, String code, String message) {
+        metrics.command("rejected");
+        call.error(HttpResponseStatus.BAD_REQUEST, code, message);
+    }
+
+    /** {@code absent} for null, {@code value} when in {@code min..max}, else null. */
+    private static Long within(Long value, long min, long max, long absent) {
+        if (value == null) {
+            return absent;
+        }
+        return value >= min && value <= max ? value : null;
+    }
+
+    private static boolean printableAscii(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c > 0x7E) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The command as the API shows it, from its hash's fields. */
+    static CommandView view(Map<String, String> fields) {
+        JsonNode history;
+        try {
+            history = fields.get("history") == null ? null : Json.MAPPER.readTree(fields.get("history"));
+        } catch (IOException e) {
+            history = null;
+        }
+        return new CommandView(fields.get("id"), fields.get("imei"), number(fields.get("codec")),
+                fields.get("command"), fields.get("status"), fields.get("reason"), fields.get("reply"),
+                number(fields.get("attempts")), number(fields.get("max_attempts")), number(fields.get("created_at")),
+                number(fields.get("sent_at")), number(fields.get("replied_at")), number(fields.get("expires_at")),
+                history);
+    }
+
+    private static Long number(String text) {
+        return text == null ? null : Long.valueOf(text);
+    }
+}

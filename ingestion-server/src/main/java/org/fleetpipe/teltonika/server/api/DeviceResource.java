@@ -1,0 +1,57 @@
+package org.fleetpipe.teltonika.server.api;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.function.BiConsumer;
+import org.fleetpipe.teltonika.codec.CodecException;
+import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.server.session.DeviceLookup;
+
+/**
+ * {@code GET /api/v1/devices/{imei}}: where the device is connected, since when, and its last
+ * record; {@code POST /api/v1/devices/{imei}/commands} goes to {@link CommandResource}.
+ */
+public final class DeviceResource {
+
+    /** A connected device. */
+    public record DeviceView(String imei, String instance, Long connectedSince, String remote, Long lastRecordAt) {
+    }
+
+    private final DeviceLookup devices;
+    private final CommandResource commands;
+
+    public DeviceResource(DeviceLookup devices, CommandResource commands) {
+        this.devices = devices;
+        this.commands = commands;
+    }
+
+    public ApiResource resource() {
+        return ApiResource.of("devices", "try GET /api/v1/devices/{imei} or POST /api/v1/devices/{imei}/commands",
+                Route.get("devices/{imei}", call -> withImei(call, this::status)),
+                Route.post("devices/{imei}/commands", call -> withImei(call, commands::submit)));
+    }
+
+    private static void withImei(ApiCall call, BiConsumer<ApiCall, Imei> then) {
+        Imei imei;
+        try {
+            imei = Imei.parse(call.param("imei"), false);
+        } catch (CodecException e) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-imei", e.getMessage());
+            return;
+        }
+        then.accept(call, imei);
+    }
+
+    private void status(ApiCall call, Imei imei) {
+        devices.find(imei).whenComplete((location, error) -> {
+            if (error != null) {
+                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
+            } else if (location.isEmpty()) {
+                call.error(HttpResponseStatus.NOT_FOUND, "not-connected", "no instance holds a connection of " + imei);
+            } else {
+                DeviceLookup.Location at = location.get();
+                call.json(HttpResponseStatus.OK, new DeviceView(imei.value(), at.instance(), at.connectedSince(),
+                        at.remote(), at.lastRecordAt()));
+            }
+        });
+    }
+}
