@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * What the server reads, taken from its own sources in the repository: the env variables of
@@ -64,17 +65,25 @@ final class ServerConfig {
     }
 
     /**
-     * The range SettingsLoader accepts for an integer setting ({@code intIn(c, "path", min, max)}),
-     * read from its source: a value outside it stops the server at start.
+     * The range the server's settings accept for an integer setting ({@code intIn(c, "path", min, max)}),
+     * read from the config package's sources (each section bounds its own fields): a value outside it
+     * stops the server at start.
      */
     long[] intBounds(String setting) {
-        Path loader = resources.getParent().resolve("java/org/fleetpipe/teltonika/server/config/SettingsLoader.java");
-        Matcher m = Pattern.compile("intIn\\(c, \"" + Pattern.quote(setting) + "\", ([0-9_]+), ([0-9_]+)\\)")
-                .matcher(read(loader));
-        if (!m.find()) {
-            throw new IllegalStateException(loader + " has no intIn(c, \"" + setting + "\", min, max)");
+        Path config = resources.getParent().resolve("java/org/fleetpipe/teltonika/server/config");
+        Pattern bound = Pattern.compile("intIn\\(c, \"" + Pattern.quote(setting) + "\", ([0-9_]+), ([0-9_]+)\\)");
+        try (Stream<Path> sources = Files.list(config)) {
+            for (Path source : sources.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                Matcher m = bound.matcher(read(source));
+                if (m.find()) {
+                    return new long[] {Long.parseLong(m.group(1).replace("_", "")),
+                            Long.parseLong(m.group(2).replace("_", ""))};
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(config.toString(), e);
         }
-        return new long[] {Long.parseLong(m.group(1).replace("_", "")), Long.parseLong(m.group(2).replace("_", ""))};
+        throw new IllegalStateException(config + " has no intIn(c, \"" + setting + "\", min, max)");
     }
 
     private static String read(Path p) {
