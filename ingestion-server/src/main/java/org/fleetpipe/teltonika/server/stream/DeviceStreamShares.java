@@ -46,6 +46,19 @@ public final class DeviceStreamShares {
         return n != null && n.get() + records > maxPerDevice;
     }
 
+    /** Counts {@code records} to the device unless they take it past its share; false (nothing counted) then. */
+    public boolean admit(Imei imei, int records) {
+        if (maxPerDevice == 0) {
+            return true;
+        }
+        AtomicLong n = unread.computeIfAbsent(imei, k -> new AtomicLong());
+        if (n.get() + records > maxPerDevice) {
+            return false;
+        }
+        n.addAndGet(records);
+        return true;
+    }
+
     /** {@code records} of the device went to the writer. */
     public void written(Imei imei, int records) {
         if (maxPerDevice > 0) {

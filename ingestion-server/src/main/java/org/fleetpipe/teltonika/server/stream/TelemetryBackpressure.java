@@ -91,11 +91,11 @@ public final class TelemetryBackpressure implements TelemetryWriter {
 
     @Override
     public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
-        boolean overShare = shares.over(imei, packet.size());
-        if (!engaged && !overShare) {
-            shares.written(imei, packet.size());
+        // One lookup on the hot path: the share is checked and taken in the same step.
+        if (!engaged && shares.admit(imei, packet.size())) {
             return delegate.write(imei, packet, receivedAtMillis, connection);
         }
+        boolean overShare = !engaged || shares.over(imei, packet.size());
         if (closed) {
             return CompletableFuture.failedFuture(new StreamFull("stopping while the telemetry stream is full"));
         }
@@ -213,7 +213,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
                 continue;
             }
             // A device's later packets stay behind its first one still held (datagrams: several at once).
-            if (behind.contains(h.imei) || shares.over(h.imei, h.packet.size())) {
+            if (behind.contains(h.imei) || !shares.admit(h.imei, h.packet.size())) {
                 behind.add(h.imei);
                 continue;
             }
@@ -221,7 +221,6 @@ public final class TelemetryBackpressure implements TelemetryWriter {
                 continue;
             }
             it.remove();
-            shares.written(h.imei, h.packet.size());
             Held packet = h;
             if (packet.loop == null) {
                 forward(packet);
