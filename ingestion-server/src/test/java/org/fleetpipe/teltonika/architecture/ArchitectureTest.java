@@ -58,6 +58,22 @@ class ArchitectureTest {
     }
 
     @Test
+    void theDeviceTransports_seeTheWriterOnlyThroughItsInterface() {
+        noClasses().that().resideInAnyPackage(SERVER + ".tcp..", SERVER + ".udp..")
+                .should().dependOnClassesThat().resideInAPackage(SERVER + ".stream..")
+                .because("what a write can come to (stored, held, stream full) is the ingest package's"
+                        + " TelemetryWriter contract, not the back-pressure decorator's inner types")
+                .check(CLASSES);
+    }
+
+    @Test
+    void nothing_looksUpItsEventLoopInNettysInternals() {
+        noClasses().should().dependOnClassesThat().resideInAPackage("io.netty.util.internal..")
+                .because("the event loop a call belongs to is passed in (a channel's eventLoop())")
+                .check(CLASSES);
+    }
+
+    @Test
     void theCodec_usesNothingButNettysBuffers() {
         classes().that().resideInAPackage("org.fleetpipe.teltonika.codec..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("org.fleetpipe.teltonika.codec..", "java..",

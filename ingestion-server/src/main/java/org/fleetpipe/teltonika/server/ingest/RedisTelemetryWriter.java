@@ -3,7 +3,6 @@ package org.fleetpipe.teltonika.server.ingest;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
-import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,10 +106,11 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
-        // Netty's own record of which event loop runs this thread; null off the event loops (tests,
-        // tools), where each packet goes alone.
-        EventExecutor loop = ThreadExecutorMap.currentExecutor();
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection,
+                                          EventExecutor channelLoop) {
+        // Batches are per thread: a call off its channel's loop (tests, tools, a completion on a
+        // Redis thread) goes alone.
+        EventExecutor loop = channelLoop != null && channelLoop.inEventLoop() ? channelLoop : null;
         Batch batch = loop == null ? new Batch(1024) : batches.get();
         if (loop != null && !batch.pipeOpened && lanes != null) {
             batch.pipeOpened = true;

@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server.ingest;
 
+import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,9 +71,10 @@ public final class ReplicaAckBatcher implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection,
+                                          EventExecutor loop) {
         CompletableFuture<Integer> ack = new CompletableFuture<>();
-        writer.write(imei, packet, receivedAtMillis, connection).whenComplete((stored, error) -> {
+        writer.write(imei, packet, receivedAtMillis, connection, loop).whenComplete((stored, error) -> {
             if (error != null) {
                 ack.completeExceptionally(error);
                 return;

@@ -1,7 +1,6 @@
 package org.fleetpipe.teltonika.server.stream;
 
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -18,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
+import org.fleetpipe.teltonika.server.ingest.HeldWrite;
 import org.fleetpipe.teltonika.server.ingest.ResendGuard;
+import org.fleetpipe.teltonika.server.ingest.StreamFull;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,10 +91,11 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     }
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection,
+                                          EventExecutor loop) {
         // One lookup on the hot path: the share is checked and taken in the same step.
         if (!engaged && shares.admit(imei, packet.size())) {
-            return delegate.write(imei, packet, receivedAtMillis, connection);
+            return delegate.write(imei, packet, receivedAtMillis, connection, loop);
         }
         boolean overShare = !engaged || shares.over(imei, packet.size());
         if (closed) {
@@ -119,8 +121,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         }
         // The event loop the packet came from, so that its write joins that loop's batch when released;
         // a copy of the packet, as its bytes were lent for this call only.
-        Held h = new Held(imei, packet.copy(), receivedAtMillis, connection, ThreadExecutorMap.currentExecutor(),
-                nanoTime.getAsLong());
+        Held h = new Held(imei, packet.copy(), receivedAtMillis, connection, loop, nanoTime.getAsLong());
         held.add(h);
         if (closed) {
             // close() may have drained the queue just before this packet went in.
@@ -237,7 +238,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private void forward(Held h) {
         CompletionStage<Integer> written;
         try {
-            written = delegate.write(h.imei, h.packet, h.receivedAtMillis, h.connection);
+            written = delegate.write(h.imei, h.packet, h.receivedAtMillis, h.connection, h.loop);
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);
         }
@@ -313,7 +314,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     }
 
     /** A held packet; the future its writer waits on. Leaves the hold exactly once: written, failed or abandoned. */
-    public final class Held extends CompletableFuture<Integer> {
+    public final class Held extends CompletableFuture<Integer> implements HeldWrite {
         private final Imei imei;
         private final AvlPacketView packet;
         private final long receivedAtMillis;
@@ -355,7 +356,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
             return true;
         }
 
-        /** Its connection closed: never write it (the device resends it anyway). Any thread. */
+        @Override
         public void abandon() {
             fail("the device's connection closed while its packet was held");
         }

@@ -11,14 +11,14 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlScratch;
 import org.fleetpipe.teltonika.codec.frame.DataFrame;
+import org.fleetpipe.teltonika.server.ingest.HeldWrite;
+import org.fleetpipe.teltonika.server.ingest.StreamFull;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.DisconnectReason;
 import org.fleetpipe.teltonika.server.session.Disconnector;
-import org.fleetpipe.teltonika.server.stream.StreamFull;
-import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +44,7 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
     private final IngestionMetrics metrics;
     private final PendingCalls inFlight;
     /** The packet being written when back-pressure holds it (one at a time per connection). Event loop only. */
-    private TelemetryBackpressure.Held heldWrite;
+    private HeldWrite heldWrite;
     /** Inside channelRead's write call. Event loop only. */
     private boolean reading;
 
@@ -90,8 +90,9 @@ final class TelemetryHandler extends ChannelInboundHandlerAdapter {
         inFlight.begin();
         reading = true;
         try {
-            CompletionStage<Integer> write = writer.write(session.imei(), packet, receivedAt, session.resendGuard());
-            if (write instanceof TelemetryBackpressure.Held held) {
+            CompletionStage<Integer> write = writer.write(session.imei(), packet, receivedAt, session.resendGuard(),
+                    channel.eventLoop());
+            if (write instanceof HeldWrite held) {
                 // Kept only when it must be: a reference stored into this long-lived handler on every
                 // packet dirties a card G1 scans in each young pause (about 10 ms with 10,000 devices).
                 heldWrite = held;

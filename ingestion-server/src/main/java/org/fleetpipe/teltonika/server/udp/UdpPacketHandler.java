@@ -7,11 +7,14 @@ import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.udp.UdpAck;
 import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.FrameOrigin;
+import org.fleetpipe.teltonika.server.ingest.ResendGuard;
+import org.fleetpipe.teltonika.server.ingest.StreamFull;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -21,7 +24,6 @@ import org.fleetpipe.teltonika.server.ingest.UntrustedText;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
-import org.fleetpipe.teltonika.server.stream.StreamFull;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,7 +106,8 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
                     ? CompletableFuture.failedFuture(new Refused(refusal))
                     : !rates.tryTakeNow(imei, packet.packet().size(), datagramBytes)
                     ? CompletableFuture.failedFuture(new OverRate())
-                    : writeBudget.test(packet.packet().size()) ? writer.write(imei, packet.packet(), receivedAt)
+                    : writeBudget.test(packet.packet().size()) ? writer.write(imei, AvlPacketView.of(packet.packet()), receivedAt,
+                            ResendGuard.everyPacket(), channel.eventLoop())
                     : CompletableFuture.failedFuture(new Refused(WRITE_BUDGET)));
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);

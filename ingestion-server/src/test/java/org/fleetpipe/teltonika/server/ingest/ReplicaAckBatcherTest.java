@@ -21,7 +21,7 @@ class ReplicaAckBatcherTest {
     private CompletableFuture<Long> pendingWait;
     private int waits;
 
-    private final ReplicaAckBatcher batcher = new ReplicaAckBatcher((imei, packet, at, connection) -> CompletableFuture
+    private final ReplicaAckBatcher batcher = new ReplicaAckBatcher((imei, packet, at, connection, loop) -> CompletableFuture
             .completedFuture(3), this::await, epoch::get, 1, Duration.ofSeconds(1), shortfalls::incrementAndGet);
 
     private CompletionStage<Long> await(int replicas, long timeoutMillis) {

@@ -23,8 +23,8 @@ class PendingCallsTest {
 
     private final FakeTelemetryWriter delegate = new FakeTelemetryWriter();
     private final PendingCalls pending = new PendingCalls();
-    private final TelemetryWriter writes = (imei, packet, rx, connection) -> pending.track(() -> delegate.write(imei,
-            packet, rx, connection));
+    private final TelemetryWriter writes = (imei, packet, rx, connection, loop) -> pending.track(() ->
+            delegate.write(imei, packet, rx, connection, loop));
 
     @Test
     void inFlight_whenWritesOutstanding_thenCountedUntilEachCompletes() throws Exception {

@@ -55,7 +55,7 @@ class StreamRetentionIT {
                 Duration.ofSeconds(1), 0, 0.85, Duration.ofSeconds(60), 100_000, 0.5, Duration.ofMinutes(5),
                 Duration.ofMinutes(30));
         return new StreamRetention(connection.async(), new RedisKeys(""), settings,
-                new TelemetryBackpressure((imei, packet, rx, connection) -> null, settings, 10), IngestionMetrics.noop(),
+                new TelemetryBackpressure((imei, packet, rx, connection, loop) -> null, settings, 10), IngestionMetrics.noop(),
                 Duration.ofSeconds(5));
     }
 

@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server.testing;
 
+import io.netty.util.concurrent.EventExecutor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -32,7 +33,8 @@ public final class FakeTelemetryWriter implements TelemetryWriter {
     private final List<Write> writes = new CopyOnWriteArrayList<>();
 
     @Override
-    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection) {
+    public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection,
+                                          EventExecutor loop) {
         CompletableFuture<Integer> result = new CompletableFuture<>();
         // As objects now: the packet's bytes are lent for this call only.
         writes.add(new Write(imei, packet.toPacket(), receivedAtMillis, result));

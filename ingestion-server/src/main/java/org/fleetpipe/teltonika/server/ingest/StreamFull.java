@@ -1,11 +1,11 @@
-package org.fleetpipe.teltonika.server.stream;
+package org.fleetpipe.teltonika.server.ingest;
 
 import java.util.concurrent.CompletionException;
 
-/** A packet was not written because the consumers of the telemetry stream are too far behind. */
+/** A packet was not written because the consumers of the telemetry stream are too far behind: no ACK, the device resends. */
 public final class StreamFull extends RuntimeException {
 
-    StreamFull(String message) {
+    public StreamFull(String message) {
         super(message, null, false, false);
     }
 
