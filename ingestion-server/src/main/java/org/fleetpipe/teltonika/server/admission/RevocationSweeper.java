@@ -9,11 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.session.SessionTable;
@@ -39,24 +36,24 @@ public final class RevocationSweeper implements AutoCloseable {
     private final AdmissionMode mode;
     private final Duration interval;
     private final Duration timeout;
-    private final ScheduledExecutorService thread;
+    private final PeriodicJobs jobs;
+    private PeriodicJobs.Job job;
+    private volatile boolean closed;
 
     public RevocationSweeper(SessionTable sessions, RedisAsyncCommands<String, String> redis, RedisKeys keys,
-                             AdmissionMode mode, Duration interval, Duration timeout) {
+                             AdmissionMode mode, Duration interval, Duration timeout, PeriodicJobs jobs) {
         this.sessions = sessions;
         this.redis = redis;
         this.keys = keys;
         this.mode = mode;
         this.interval = interval;
         this.timeout = timeout;
-        this.thread = BackgroundThreads.single("revocation-sweep");
+        this.jobs = jobs;
     }
 
     /** Starts the periodic check; the first one comes after a random part of the interval. */
     public void start() {
-        long period = Math.max(1, interval.toMillis());
-        thread.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(period), period,
-                TimeUnit.MILLISECONDS);
+        job = jobs.start("revocation-sweep", PeriodicJobs.randomPartOf(interval), interval, this::sweepQuietly);
     }
 
     private void sweepQuietly() {
@@ -67,7 +64,7 @@ public final class RevocationSweeper implements AutoCloseable {
                         mode == AdmissionMode.ALLOW_LIST ? " or off devices:allowed" : "");
             }
         } catch (RuntimeException e) {
-            if (!thread.isShutdown()) {
+            if (!closed) {
                 LOG.warn("admission check of the connected devices failed; next try in {} s: {}",
                         interval.toSeconds(), e.toString());
             }
@@ -105,6 +102,9 @@ public final class RevocationSweeper implements AutoCloseable {
 
     @Override
     public void close() {
-        thread.shutdownNow();
+        closed = true;
+        if (job != null) {
+            job.stop();
+        }
     }
 }

@@ -5,14 +5,11 @@ import io.netty.channel.Channel;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.command.CommandFrameEncoder;
-import org.fleetpipe.teltonika.redis.BackgroundThreads;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.session.DeviceSession;
 import org.fleetpipe.teltonika.server.session.SessionTable;
@@ -24,24 +21,19 @@ import org.slf4j.LoggerFactory;
  * id, so the next Codec 12/14 response belongs to the command in flight), and ends each with the
  * reply, a nACK or a timeout; after a timeout the device gets a quiet gap before its next command,
  * so a late reply is not credited to that one. Woken by a login, by an enqueue on any replica (the events channel),
- * by the previous command's end, and by a periodic sweep that also expires commands whose TTL
- * passed in the queue. All per-device state lives on the device channel's event loop.
+ * by the previous command's end, and by the {@link CommandSweep}. All per-device state lives on the device channel's event loop.
  */
-public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
+public final class CommandDispatcher implements DeviceCommands {
 
     private static final Logger LOG = LoggerFactory.getLogger(CommandDispatcher.class);
-    /** Devices with queued commands looked at per sweep. */
-    private static final int SWEEP_DEVICES = 1000;
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final CommandStore store;
     private final SessionTable sessions;
     private final CommandSettings settings;
     private final IngestionMetrics metrics;
-    private final ScheduledExecutorService sweeper;
     private final org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending;
     private final UnsolicitedMessages unsolicited;
-    private long sweepOffset;
 
     /**
      * {@code pending} tracks hand-backs and finishes, so a clean stop waits for them;
@@ -56,14 +48,6 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
         this.sessions = sessions;
         this.settings = settings;
         this.metrics = metrics;
-        this.sweeper = BackgroundThreads.single("command-sweep");
-    }
-
-    /** Starts the periodic sweep (expired commands, wake-ups a lost message would have missed). */
-    public void start() {
-        long period = settings.sweepInterval().toMillis();
-        sweeper.scheduleWithFixedDelay(this::sweep, ThreadLocalRandom.current().nextLong(period), period,
-                TimeUnit.MILLISECONDS);
     }
 
     /** An enqueue (or a hand-back) for {@code imeiText} happened somewhere: drain it if it is connected here. */
@@ -219,32 +203,5 @@ public final class CommandDispatcher implements DeviceCommands, AutoCloseable {
                         + "before a reply each time", command.id(), imei, command.attempt());
             }
         });
-    }
-
-    private void sweep() {
-        try {
-            java.util.List<String> page = store.queuedDevices(sweepOffset, SWEEP_DEVICES).toCompletableFuture()
-                    .get(30, TimeUnit.SECONDS);
-            // The next pass looks at the next page, so every device is reached in time.
-            sweepOffset = page.size() < SWEEP_DEVICES ? 0 : sweepOffset + SWEEP_DEVICES;
-            for (String imei : page) {
-                Long expired = store.expireQueued(imei).toCompletableFuture().get(30, TimeUnit.SECONDS);
-                if (expired > 0) {
-                    metrics.command("expired", expired);
-                    LOG.info("{} queued command(s) of imei={} expired (TTL passed while the device was offline)",
-                            expired, imei);
-                }
-                wake(imei);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            LOG.warn("command sweep failed: {}", e.toString());
-        }
-    }
-
-    @Override
-    public void close() {
-        sweeper.shutdownNow();
     }
 }

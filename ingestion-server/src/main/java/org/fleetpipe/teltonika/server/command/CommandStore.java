@@ -1,6 +1,5 @@
 package org.fleetpipe.teltonika.server.command;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -32,12 +31,6 @@ public interface CommandStore {
 
     /** A command's fields, or an empty map. */
     CompletionStage<Map<String, String>> get(String id);
-
-    /** Up to {@code limit} devices that have commands queued, oldest first, from position {@code offset}. */
-    CompletionStage<List<String>> queuedDevices(long offset, int limit);
-
-    /** Fails the device's queued commands whose TTL passed; completes with how many. */
-    CompletionStage<Long> expireQueued(String imei);
 
     /** Keeps a message the device sent on its own (Codec 13, or a reply nobody waited for). */
     CompletionStage<String> deviceMessage(Imei imei, String codec, long deviceTimestampSeconds, String text);

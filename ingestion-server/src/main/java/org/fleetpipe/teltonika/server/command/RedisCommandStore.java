@@ -18,8 +18,6 @@ public final class RedisCommandStore implements CommandStore {
 
     /** Device messages kept in their stream. */
     private static final long MESSAGES_MAX_LEN = 100_000;
-    /** Queued commands one expiry check looks at per device. */
-    private static final int EXPIRE_WINDOW = 100;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -90,20 +88,6 @@ public final class RedisCommandStore implements CommandStore {
     @Override
     public CompletionStage<Map<String, String>> get(String id) {
         return redis.hgetall(keys.command(id));
-    }
-
-    @Override
-    public CompletionStage<List<String>> queuedDevices(long offset, int limit) {
-        return redis.zrange(keys.commandsQueued(), offset, offset + limit - 1);
-    }
-
-    @Override
-    public CompletionStage<Long> expireQueued(String imei) {
-        return CommandScripts.EXPIRE_QUEUED.call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
-                imei, now(), keys.commandPrefix(), Integer.toString(EXPIRE_WINDOW),
-                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
-                "0");
     }
 
     @Override

@@ -9,10 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
-import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
@@ -40,18 +38,19 @@ public final class QueueHealthMonitor implements AutoCloseable {
     private final OpsSettings settings;
     private final Duration timeout;
     private final StreamHealth stream;
-    private final ScheduledExecutorService thread;
+    private final PeriodicJobs jobs;
+    private PeriodicJobs.Job job;
     private volatile Report computed = new Report(HealthStatus.HEALTHY, List.of(), 0);
 
     /** {@code stream} is assessed at every read from state the retention pass keeps; the others on the ticker. */
     public QueueHealthMonitor(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
-                              Duration timeout, MeterRegistry meters, StreamHealth stream) {
+                              Duration timeout, MeterRegistry meters, StreamHealth stream, PeriodicJobs jobs) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;
         this.timeout = timeout;
         this.stream = stream;
-        this.thread = BackgroundThreads.single("queue-health");
+        this.jobs = jobs;
         for (String queue : QUEUES) {
             gauge(meters, "teltonika.queue.size", queue, QueueHealth::size);
             gauge(meters, "teltonika.queue.oldest.age.seconds", queue, q -> q.oldestAgeMs() / 1000.0);
@@ -68,7 +67,7 @@ public final class QueueHealthMonitor implements AutoCloseable {
     }
 
     public void start() {
-        thread.scheduleWithFixedDelay(this::tick, 0, settings.healthInterval().toMillis(), TimeUnit.MILLISECONDS);
+        job = jobs.start("queue-health", Duration.ZERO, settings.healthInterval(), this::tick);
     }
 
     /** The queues the ticker computed last, with the telemetry stream as of now. */
@@ -166,6 +165,8 @@ public final class QueueHealthMonitor implements AutoCloseable {
 
     @Override
     public void close() {
-        thread.shutdownNow();
+        if (job != null) {
+            job.stop();
+        }
     }
 }

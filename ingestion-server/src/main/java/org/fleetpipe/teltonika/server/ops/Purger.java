@@ -1,71 +1,63 @@
 package org.fleetpipe.teltonika.server.ops;
 
 import io.lettuce.core.Range;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.redis.BackgroundThreads;
 import org.fleetpipe.teltonika.redis.Blocking;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.server.command.CommandScripts;
-import org.fleetpipe.teltonika.server.command.CommandSettings;
+import org.fleetpipe.teltonika.server.command.CommandExpiry;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes what nobody will ever use, on a ticker and on demand: queued commands past their TTL
- * and orphaned command hashes (both failed into {@code dlq:commands}, never dropped silently),
- * and dead letters past their TTL. A dry run counts and changes nothing. Every purge logs and
+ * Removes what nobody will ever use, on a ticker and on demand: orphaned command hashes (failed
+ * into {@code dlq:commands}, never dropped silently), and dead letters past their TTL; on demand
+ * also the queued commands past their TTL, which the command sweep fails on its own otherwise. A dry run counts and changes nothing. Every purge logs and
  * counts what it removed and why.
  */
 public final class Purger implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Purger.class);
-    private static final int DEVICES_PER_PASS = 10_000;
-    private static final int QUEUE_WINDOW = 100;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final OpsSettings settings;
-    private final CommandSettings commands;
+    private final CommandExpiry commands;
     private final IngestionMetrics metrics;
     private final Duration timeout;
-    private final ScheduledExecutorService thread;
+    private final PeriodicJobs jobs;
+    private PeriodicJobs.Job job;
 
+    /** {@code commands} fails the commands nobody will deliver; the passes run on {@code jobs}. */
     public Purger(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
-                  CommandSettings commands, IngestionMetrics metrics, Duration timeout) {
+                  CommandExpiry commands, IngestionMetrics metrics, Duration timeout, PeriodicJobs jobs) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;
         this.commands = commands;
         this.metrics = metrics;
         this.timeout = timeout;
-        this.thread = BackgroundThreads.single("purge");
+        this.jobs = jobs;
     }
 
     public void start() {
-        long period = settings.purgeInterval().toMillis();
-        thread.scheduleWithFixedDelay(() -> {
+        Duration period = settings.purgeInterval();
+        job = jobs.start("purge", PeriodicJobs.randomPartOf(period), period, () -> {
             try {
-                purge(false);
+                purge(false, false);
             } catch (RuntimeException e) {
-                LOG.warn("purge failed, next one in {}: {}", settings.purgeInterval(), e.toString());
+                LOG.warn("purge failed, next one in {}: {}", period, e.toString());
             }
-        }, ThreadLocalRandom.current().nextLong(period), period, TimeUnit.MILLISECONDS);
+        });
     }
 
-    /** A purge on the purge thread, for the API: the caller's event loop never blocks. */
+    /** A purge on the periodic jobs' threads, for the API: the caller's event loop never blocks. */
     public java.util.concurrent.CompletableFuture<PurgeReport> purgeSoon(boolean dryRun) {
         java.util.concurrent.CompletableFuture<PurgeReport> result = new java.util.concurrent.CompletableFuture<>();
-        thread.execute(() -> {
+        jobs.execute(() -> {
             try {
                 result.complete(purge(dryRun));
             } catch (RuntimeException e) {
@@ -75,20 +67,20 @@ public final class Purger implements AutoCloseable {
         return result;
     }
 
-    /** One purge; blocks the calling thread (never an event loop). */
+    /** One purge, as an operator asks for it; blocks the calling thread (never an event loop). */
     public PurgeReport purge(boolean dryRun) {
+        return purge(dryRun, true);
+    }
+
+    /**
+     * {@code queued}: also the queued commands past their TTL, which the command sweep fails on its own
+     * every sweep interval, so the periodic purge leaves them to it.
+     */
+    private PurgeReport purge(boolean dryRun, boolean queued) {
         long start = System.nanoTime();
         long now = System.currentTimeMillis();
-        String dry = dryRun ? "1" : "0";
-        long expired = 0;
-        for (String imei : await(redis.zrange(keys.commandsQueued(), 0, DEVICES_PER_PASS - 1))) {
-            expired += await(CommandScripts.EXPIRE_QUEUED.<Long>call(redis, ScriptOutputType.INTEGER,
-                    new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
-                    imei, Long.toString(now), keys.commandPrefix(), Integer.toString(QUEUE_WINDOW),
-                    Integer.toString(commands.deadLetterMaxEntries()), Long.toString(commands.retention().toMillis()),
-                    dry));
-        }
-        long orphaned = orphans(now, dry);
+        long expired = queued ? commands.expireAllQueued(dryRun) : 0;
+        long orphaned = commands.failOrphans(dryRun, settings.orphanScanPerPass());
         Range<Long> old = Range.create(0L, now - settings.deadLetterTtl().toMillis());
         long frames = dryRun ? await(redis.zcount(keys.frameDeadLetters(), old))
                 : await(redis.zremrangebyscore(keys.frameDeadLetters(), old));
@@ -110,44 +102,14 @@ public final class Purger implements AutoCloseable {
         return report;
     }
 
-    /** SCANs a bounded number of command hashes; those without expiry and without a place are orphans. */
-    private long orphans(long now, String dry) {
-        long orphaned = 0;
-        int inspected = 0;
-        ScanCursor cursor = ScanCursor.INITIAL;
-        ScanArgs args = ScanArgs.Builder.matches(keys.commandPrefix() + "*").limit(500);
-        do {
-            KeyScanCursor<String> page = await(redis.scan(cursor, args));
-            for (String key : page.getKeys()) {
-                inspected++;
-                if (await(redis.pttl(key)) != -1) {
-                    continue;
-                }
-                List<io.lettuce.core.KeyValue<String, String>> c = await(redis.hmget(key, "id", "imei", "instance"));
-                String id = c.get(0).getValueOrElse(null);
-                String imei = c.get(1).getValueOrElse(null);
-                if (id == null || imei == null) {
-                    continue;
-                }
-                String instance = c.get(2).getValueOrElse(null);
-                orphaned += await(CommandScripts.FAIL_ORPHAN.<Long>call(redis, ScriptOutputType.INTEGER,
-                        new String[] {key, keys.commandQueue(imei),
-                                instance == null ? keys.commandsInFlight("-") : keys.commandsInFlight(instance),
-                                keys.commandDeadLetters()},
-                        id, Long.toString(now), Long.toString(commands.retention().toMillis()),
-                        Integer.toString(commands.deadLetterMaxEntries()), dry));
-            }
-            cursor = page;
-        } while (!cursor.isFinished() && inspected < settings.orphanScanPerPass());
-        return orphaned;
-    }
-
     private <T> T await(java.util.concurrent.CompletionStage<T> stage) {
         return Blocking.await(stage, timeout);
     }
 
     @Override
     public void close() {
-        thread.shutdownNow();
+        if (job != null) {
+            job.stop();
+        }
     }
 }

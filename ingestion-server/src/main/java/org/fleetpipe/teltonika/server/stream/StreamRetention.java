@@ -6,11 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -43,7 +41,8 @@ public final class StreamRetention implements AutoCloseable {
     private final TelemetryBackpressure backpressure;
     private final IngestionMetrics metrics;
     private final Duration timeout;
-    private final ScheduledExecutorService thread;
+    private final PeriodicJobs jobs;
+    private PeriodicJobs.Job job;
     private final AtomicLong trimmedTotal = new AtomicLong();
     private final List<Consumer<StreamSnapshot>> listeners = new CopyOnWriteArrayList<>();
     private volatile StreamSnapshot last = StreamSnapshot.NONE;
@@ -51,18 +50,19 @@ public final class StreamRetention implements AutoCloseable {
     private long warnedAt;
 
     public StreamRetention(RedisAsyncCommands<String, String> redis, RedisKeys keys, StreamRetentionSettings settings,
-                           TelemetryBackpressure backpressure, IngestionMetrics metrics, Duration timeout) {
+                           TelemetryBackpressure backpressure, IngestionMetrics metrics, Duration timeout,
+                           PeriodicJobs jobs) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;
         this.backpressure = backpressure;
         this.metrics = metrics;
         this.timeout = timeout;
-        this.thread = BackgroundThreads.single("stream-retention");
+        this.jobs = jobs;
     }
 
     public void start() {
-        thread.scheduleWithFixedDelay(this::tick, 0, settings.interval().toMillis(), TimeUnit.MILLISECONDS);
+        job = jobs.start("stream-retention", Duration.ZERO, settings.interval(), this::tick);
     }
 
     private void tick() {
@@ -159,11 +159,8 @@ public final class StreamRetention implements AutoCloseable {
     /** Stops the passes and waits for one under way, so nothing touches the held packets after this. */
     @Override
     public void close() {
-        thread.shutdownNow();
-        try {
-            thread.awaitTermination(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (job != null) {
+            job.stopAndWait(timeout.plusSeconds(1));
         }
     }
 }

@@ -10,11 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.server.config.TlsClientAuth;
 import org.fleetpipe.teltonika.server.config.TlsSettings;
 import org.slf4j.Logger;
@@ -41,11 +39,11 @@ public final class ReloadingSslContext implements Supplier<SslContext>, AutoClos
     private final TlsClientAuth clientAuth;
     private final Path clientCaFile;
     private final AtomicReference<SslContext> current = new AtomicReference<>();
-    private final ScheduledExecutorService thread;
+    private final PeriodicJobs.Job job;
     private volatile String loadedStamp;
 
-    /** Loads at once; a bad certificate or key stops the start with the reason. */
-    public ReloadingSslContext(TlsSettings settings) {
+    /** Loads at once; a bad certificate or key stops the start with the reason. Checks for a change on {@code jobs}. */
+    public ReloadingSslContext(TlsSettings settings, PeriodicJobs jobs) {
         this.certFile = Path.of(settings.certFile());
         this.keyFile = Path.of(settings.keyFile());
         this.clientAuth = settings.clientAuth();
@@ -63,9 +61,7 @@ public final class ReloadingSslContext implements Supplier<SslContext>, AutoClos
             LOG.info("TLS client certificates: {} (TLS_CLIENT_AUTH), chaining to {}; a device presenting one logs in"
                     + " only as the IMEI that is its subject's CN", clientAuth.label(), clientCaFile);
         }
-        this.thread = BackgroundThreads.single("tls-reload");
-        thread.scheduleWithFixedDelay(this::reloadIfChanged, checkEvery.toMillis(), checkEvery.toMillis(),
-                TimeUnit.MILLISECONDS);
+        this.job = jobs.start("tls-reload", checkEvery, checkEvery, this::reloadIfChanged);
     }
 
     @Override
@@ -141,6 +137,6 @@ public final class ReloadingSslContext implements Supplier<SslContext>, AutoClos
 
     @Override
     public void close() {
-        thread.shutdownNow();
+        job.stop();
     }
 }

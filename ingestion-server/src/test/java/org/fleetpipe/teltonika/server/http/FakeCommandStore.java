@@ -79,16 +79,6 @@ final class FakeCommandStore implements CommandStore {
     }
 
     @Override
-    public CompletionStage<List<String>> queuedDevices(long offset, int limit) {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public CompletionStage<Long> expireQueued(String imei) {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
     public CompletionStage<String> deviceMessage(Imei imei, String codec, long deviceTimestampSeconds, String text) {
         throw new UnsupportedOperationException();
     }

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -29,6 +30,9 @@ import org.junit.jupiter.api.Test;
  */
 @WithRedis
 class StreamRetentionIT {
+
+    /** The passes are called directly here; the periodic jobs never start. */
+    private static final PeriodicJobs JOBS = new PeriodicJobs("retention-test", 1);
 
     private static final String STREAM = "telemetry";
 
@@ -56,7 +60,7 @@ class StreamRetentionIT {
                 Duration.ofMinutes(30));
         return new StreamRetention(connection.async(), new RedisKeys(""), settings,
                 new TelemetryBackpressure((imei, packet, rx, connection, loop) -> null, settings, 10), IngestionMetrics.noop(),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), JOBS);
     }
 
     private List<String> add(int n) {

@@ -1,15 +1,14 @@
 package org.fleetpipe.teltonika.registry.janitor;
 
-import java.util.concurrent.ScheduledExecutorService;
+import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.redis.BackgroundThreads;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the janitor on its own thread, every interval plus a little random jitter. A failing pass
- * is logged and counted, and the next one is scheduled all the same: nothing stops the ticker.
+ * Runs the janitor on the instance's periodic jobs, every interval plus a little random jitter. A
+ * failing pass is logged and counted, and the next one comes all the same: nothing stops the ticker.
  */
 public final class JanitorTicker implements AutoCloseable {
 
@@ -18,27 +17,24 @@ public final class JanitorTicker implements AutoCloseable {
     private final RegistryJanitor janitor;
     private final JanitorSettings settings;
     private final JanitorMetrics metrics;
-    private final ScheduledExecutorService thread;
+    private final PeriodicJobs jobs;
+    private PeriodicJobs.Job job;
 
-    public JanitorTicker(RegistryJanitor janitor, JanitorSettings settings, JanitorMetrics metrics) {
+    public JanitorTicker(RegistryJanitor janitor, JanitorSettings settings, JanitorMetrics metrics, PeriodicJobs jobs) {
         this.janitor = janitor;
         this.settings = settings;
         this.metrics = metrics;
-        this.thread = BackgroundThreads.single("janitor");
+        this.jobs = jobs;
     }
 
     public void start() {
-        schedule();
+        job = jobs.start("janitor", nextGap(), this::nextGap, this::tick);
     }
 
-    private void schedule() {
+    /** The interval plus up to {@code jitter} of it: replicas' passes drift apart instead of piling up. */
+    private Duration nextGap() {
         long base = settings.interval().toMillis();
-        long jitter = (long) (base * settings.jitter() * ThreadLocalRandom.current().nextDouble());
-        try {
-            thread.schedule(this::tick, base + jitter, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException stopped) {
-            // closed meanwhile
-        }
+        return Duration.ofMillis(base + (long) (base * settings.jitter() * ThreadLocalRandom.current().nextDouble()));
     }
 
     /** One pass with its summary line; package-private so tests can drive it without waiting. */
@@ -53,13 +49,13 @@ public final class JanitorTicker implements AutoCloseable {
         } catch (Throwable t) {
             metrics.failedPass();
             LOG.warn("janitor pass failed, next one in {}: {}", settings.interval(), t.toString());
-        } finally {
-            schedule();
         }
     }
 
     @Override
     public void close() {
-        thread.shutdownNow();
+        if (job != null) {
+            job.stop();
+        }
     }
 }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -153,7 +154,9 @@ class RegistryJanitorIT {
         RegistryJanitor janitor = new RegistryJanitor(connection.async(), new RedisKeys(""), settings, metrics,
                 Duration.ofSeconds(2), InstanceLeftovers.NONE);
 
-        new JanitorTicker(janitor, settings, metrics).tick();
+        try (PeriodicJobs jobs = new PeriodicJobs("janitor-test", 1)) {
+            new JanitorTicker(janitor, settings, metrics, jobs).tick();
+        }
 
         assertThat(evictedWhenRedisStopped.get()).as("a first page was evicted, and not the whole hash")
                 .isPositive().isLessThan(1000);

@@ -1,0 +1,112 @@
+package org.fleetpipe.teltonika.server.command;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.redis.Blocking;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fails into {@code dlq:commands} the commands nobody will deliver, never dropping one silently:
+ * queued ones whose TTL passed (the {@link CommandSweep} every sweep interval, an operator's purge on
+ * demand) and orphaned hashes, queued or sent but in no queue or in-flight place (the purge). A dry
+ * run counts and changes nothing. The blocking calls are for the periodic jobs' threads only.
+ */
+public final class CommandExpiry {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CommandExpiry.class);
+    /** Queued commands one expiry call looks at per device. */
+    private static final int QUEUE_WINDOW = 100;
+    /** Devices with queued commands one purge looks at. */
+    private static final int DEVICES_PER_PURGE = 10_000;
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final CommandSettings settings;
+    private final IngestionMetrics metrics;
+    private final Duration timeout;
+
+    public CommandExpiry(RedisAsyncCommands<String, String> redis, RedisKeys keys, CommandSettings settings,
+                         IngestionMetrics metrics, Duration timeout) {
+        this.redis = redis;
+        this.keys = keys;
+        this.settings = settings;
+        this.metrics = metrics;
+        this.timeout = timeout;
+    }
+
+    /** Up to {@code limit} devices that have commands queued, oldest first, from position {@code offset}. */
+    public CompletionStage<List<String>> queuedDevices(long offset, int limit) {
+        return redis.zrange(keys.commandsQueued(), offset, offset + limit - 1);
+    }
+
+    /** Fails the device's queued commands whose TTL passed (counts them only, in a dry run); blocks. */
+    public long expireQueued(String imei, boolean dryRun) {
+        long expired = Blocking.await(CommandScripts.EXPIRE_QUEUED.<Long>call(redis, ScriptOutputType.INTEGER,
+                new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
+                imei, Long.toString(System.currentTimeMillis()), keys.commandPrefix(), Integer.toString(QUEUE_WINDOW),
+                Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
+                dryRun ? "1" : "0"), timeout);
+        if (expired > 0 && !dryRun) {
+            metrics.command("expired", expired);
+            LOG.info("{} queued command(s) of imei={} expired (TTL passed while the device was offline)", expired,
+                    imei);
+        }
+        return expired;
+    }
+
+    /** {@link #expireQueued} for every device with queued commands (the first {@value #DEVICES_PER_PURGE}). */
+    public long expireAllQueued(boolean dryRun) {
+        long expired = 0;
+        for (String imei : Blocking.await(queuedDevices(0, DEVICES_PER_PURGE), timeout)) {
+            expired += expireQueued(imei, dryRun);
+        }
+        return expired;
+    }
+
+    /** SCANs at most {@code scanLimit} command hashes; those without expiry and without a place are orphans. */
+    public long failOrphans(boolean dryRun, int scanLimit) {
+        long now = System.currentTimeMillis();
+        long orphaned = 0;
+        int inspected = 0;
+        ScanCursor cursor = ScanCursor.INITIAL;
+        ScanArgs args = ScanArgs.Builder.matches(keys.commandPrefix() + "*").limit(500);
+        do {
+            KeyScanCursor<String> page = await(redis.scan(cursor, args));
+            for (String key : page.getKeys()) {
+                inspected++;
+                if (await(redis.pttl(key)) != -1) {
+                    continue;
+                }
+                List<KeyValue<String, String>> c = await(redis.hmget(key, "id", "imei", "instance"));
+                String id = c.get(0).getValueOrElse(null);
+                String imei = c.get(1).getValueOrElse(null);
+                if (id == null || imei == null) {
+                    continue;
+                }
+                String instance = c.get(2).getValueOrElse(null);
+                orphaned += await(CommandScripts.FAIL_ORPHAN.<Long>call(redis, ScriptOutputType.INTEGER,
+                        new String[] {key, keys.commandQueue(imei),
+                                instance == null ? keys.commandsInFlight("-") : keys.commandsInFlight(instance),
+                                keys.commandDeadLetters()},
+                        id, Long.toString(now), Long.toString(settings.retention().toMillis()),
+                        Integer.toString(settings.deadLetterMaxEntries()), dryRun ? "1" : "0"));
+            }
+            cursor = page;
+        } while (!cursor.isFinished() && inspected < scanLimit);
+        return orphaned;
+    }
+
+    private <T> T await(CompletionStage<T> stage) {
+        return Blocking.await(stage, timeout);
+    }
+}

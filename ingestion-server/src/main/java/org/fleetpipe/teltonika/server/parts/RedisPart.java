@@ -1,0 +1,86 @@
+package org.fleetpipe.teltonika.server.parts;
+
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.metrics.MicrometerCommandLatencyRecorder;
+import io.lettuce.core.metrics.MicrometerOptions;
+import org.fleetpipe.teltonika.redis.LuaScript;
+import org.fleetpipe.teltonika.redis.RedisConnector;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.registry.RegistryScripts;
+import org.fleetpipe.teltonika.server.admission.AdmissionScripts;
+import org.fleetpipe.teltonika.server.command.CommandScripts;
+import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
+import org.fleetpipe.teltonika.server.ingest.IngestScripts;
+import org.fleetpipe.teltonika.server.stream.StreamScripts;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The connection to Redis (a development Redis started first when REDIS_URL is unset), its keys, and every script loaded. */
+public final class RedisPart implements Part {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisPart.class);
+
+    private final Shared shared;
+    private DevelopmentRedis localRedis;
+    private String url;
+    private RedisConnector redis;
+    private RedisKeys keys;
+
+    public RedisPart(Shared shared) {
+        this.shared = shared;
+    }
+
+    @Override
+    public void start() {
+        ServerSettings settings = shared.settings();
+        url = settings.redis().url().orElseGet(this::startLocalRedis);
+        redis = RedisConnector.connect(url, settings.redis().commandTimeout(),
+                new MicrometerCommandLatencyRecorder(shared.registry(), MicrometerOptions.create()),
+                settings.devices().hostile().redisRequestQueueSize());
+        keys = new RedisKeys(settings.redis().namespace());
+        // Every script before the first device can connect, so no call has to fall back to EVAL
+        // (which would go after calls issued meanwhile).
+        LuaScript.loadAll(redis.connection().sync(), RegistryScripts.all(), CommandScripts.all(), IngestScripts.all(),
+                StreamScripts.all(), AdmissionScripts.all());
+    }
+
+    private String startLocalRedis() {
+        localRedis = DevelopmentRedis.start(shared.settings().redis().embeddedPort());
+        // The URL holds a random password: shown once, like a generated API token (redacted elsewhere).
+        LOG.warn("REDIS_URL is not set: started an embedded Redis for development ({}), with a random password,"
+                + " shown once: export REDIS_URL={} for redis-cli -u \"$REDIS_URL\" and the reference consumer."
+                + " Set REDIS_URL in production.", localRedis.description(), localRedis.uri());
+        return localRedis.uri();
+    }
+
+    RedisConnector connector() {
+        return redis;
+    }
+
+    RedisAsyncCommands<String, String> async() {
+        return redis.connection().async();
+    }
+
+    RedisKeys keys() {
+        return keys;
+    }
+
+    String url() {
+        return url;
+    }
+
+    /** The URL without its password, for the log. */
+    String redactedUrl() {
+        return url.replaceAll("//[^@/]*@", "//***@");
+    }
+
+    @Override
+    public void stop(StopStage stage, StopBudget budget) {
+        if (stage == StopStage.CLOSE_REDIS && redis != null) {
+            redis.close();
+        } else if (stage == StopStage.CLOSE_LOCAL_REDIS && localRedis != null) {
+            localRedis.close();
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package org.fleetpipe.teltonika.server.parts;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import org.fleetpipe.teltonika.redis.RedisEndpoint;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.health.StreamHealth;
+import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
+import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
+import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
+import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriteMetrics;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
+import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.stream.DeviceStreamShares;
+import org.fleetpipe.teltonika.server.stream.StreamMetrics;
+import org.fleetpipe.teltonika.server.stream.StreamRetention;
+import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
+import org.fleetpipe.teltonika.server.tcp.Transports;
+
+/**
+ * The path of records into Redis: the writer (the script, MULTI lanes, or writes confirmed by
+ * replicas), back-pressure in front of it, the stream's retention and health, and the frame dead letters.
+ */
+public final class TelemetryPart implements Part {
+
+    private final Shared shared;
+    private final RedisPart redis;
+    private final InstancePart instance;
+    private final ThreadsPart threads;
+    private StatefulRedisConnection<String, String> durableConnection;
+    private TelemetryLanes lanes;
+    private ReplicaAckBatcher replicaAcks;
+    private TelemetryBackpressure backpressure;
+    private StreamRetention retention;
+    private StreamHealth health;
+    private TelemetryWriter writer;
+    private FrameDeadLetters deadLetters;
+
+    public TelemetryPart(Shared shared, RedisPart redis, InstancePart instance, ThreadsPart threads) {
+        this.shared = shared;
+        this.redis = redis;
+        this.instance = instance;
+        this.threads = threads;
+    }
+
+    @Override
+    public void start() {
+        ServerSettings settings = shared.settings();
+        RedisKeys keys = redis.keys();
+        RedisAsyncCommands<String, String> async = redis.async();
+        // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
+        backpressure = new TelemetryBackpressure(storeWriter(settings, keys, async), settings.telemetry().retention(),
+                settings.devices().maxConnections() + settings.devices().maxUdpInFlight(),
+                DeviceStreamShares.of(settings.telemetry().retention(), settings.devices().hostile().deviceStreamShare()),
+                settings.devices().hostile().maxHeldBytes());
+        writer = backpressure;
+        retention = new StreamRetention(async, keys, settings.telemetry().retention(), backpressure, shared.metrics(),
+                settings.redis().commandTimeout(), threads.jobs());
+        health = new StreamHealth(retention::last, retention::lastSuccessAt, settings.telemetry().retention(),
+                backpressure);
+        StreamMetrics.bind(shared.registry(), retention, backpressure);
+        deadLetters = new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, instance.identity()::id,
+                settings.telemetry().deadLetterMaxEntries(), settings.telemetry().deadLetterMaxFrameBytes(),
+                settings.devices().hostile().deadLetterUnauthenticatedBytes(), shared.metrics()),
+                settings.devices().hostile().deadLettersPerSecond(),
+                settings.devices().hostile().deadLettersPerAddressPerMinute(), shared.metrics());
+        retention.start();
+    }
+
+    /** The writer that stores: with ACK_REPLICAS, confirmed by replicas; else the script or the MULTI lanes. */
+    private TelemetryWriter storeWriter(ServerSettings settings, RedisKeys keys, RedisAsyncCommands<String, String> async) {
+        TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(settings.telemetry().dedupWindow(),
+                settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl());
+        TelemetryEntryMapper mapper = new TelemetryEntryMapper(instance.identity()::id);
+        if (settings.telemetry().ackReplicas() > 0) {
+            // WAIT blocks its connection, so these writes and their WAITs get one of their own.
+            ConnectionEpoch epoch = new ConnectionEpoch();
+            redis.connector().client().addListener(epoch);
+            durableConnection = redis.connector().client().connect();
+            epoch.watch(durableConnection);
+            RedisAsyncCommands<String, String> durable = durableConnection.async();
+            replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys, mapper, writeSettings),
+                    durable::waitForReplication, epoch, settings.telemetry().ackReplicas(),
+                    settings.telemetry().ackReplicasTimeout(), shared.metrics()::replicaShortfall);
+            return replicaAcks;
+        }
+        // A Sentinel URL has no fixed primary for a connection of our own: the script alone then.
+        lanes = settings.telemetry().transactionWrites()
+                ? RedisEndpoint.of(redis.url()).map(endpoint -> new TelemetryLanes(endpoint,
+                        Transports.socketChannel(), settings.redis().commandTimeout())).orElse(null)
+                : null;
+        RedisTelemetryWriter stores = new RedisTelemetryWriter(async, keys, mapper, writeSettings, lanes);
+        TelemetryWriteMetrics.bind(shared.registry(), stores, lanes);
+        if (lanes != null) {
+            lanes.serve(threads.workers());
+        }
+        return stores;
+    }
+
+    /** Where packets go: back-pressure in front of the writer that stores. */
+    TelemetryWriter writer() {
+        return writer;
+    }
+
+    FrameDeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    StreamHealth health() {
+        return health;
+    }
+
+    /** Whether replicas failed to confirm writes lately (ACK_REPLICAS): packets then get no ACK. */
+    boolean replicasBehind() {
+        return replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5));
+    }
+
+    @Override
+    public void stop(StopStage stage, StopBudget budget) {
+        switch (stage) {
+            case STOP_JOBS -> {
+                if (retention != null) {
+                    retention.close();
+                }
+            }
+            case FAIL_HELD -> {
+                if (backpressure != null) {
+                    // Held packets would never be written now: their devices resend to another replica.
+                    backpressure.close();
+                }
+            }
+            case CLOSE_REDIS -> {
+                if (durableConnection != null) {
+                    durableConnection.close();
+                }
+                if (lanes != null) {
+                    lanes.close();
+                }
+            }
+            default -> {
+            }
+        }
+    }
+}
