@@ -17,12 +17,14 @@ import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
@@ -67,7 +69,8 @@ class TelemetryBatchIT {
         List<CompletableFuture<Integer>> results = loop.submit(() -> {
             List<CompletableFuture<Integer>> started = new ArrayList<>();
             for (Write w : writes) {
-                started.add(writer.write(new Imei(w.imei()), w.packet(), 1_700_000_000_000L).toCompletableFuture());
+                started.add(writer.write(new Imei(w.imei()), AvlPacketView.of(w.packet()), 1_700_000_000_000L,
+                        ResendGuard.everyPacket(), loop).toCompletableFuture());
             }
             return started;
         }).get(10, TimeUnit.SECONDS);

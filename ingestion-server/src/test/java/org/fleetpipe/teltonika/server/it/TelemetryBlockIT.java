@@ -24,6 +24,7 @@ import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
+import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlScratch;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.redis.RedisEndpoint;
@@ -202,8 +203,9 @@ class TelemetryBlockIT {
             RandomAvl random = new RandomAvl(12);
             for (int i = 0; i < 4; i++) {
                 AvlPacket packet = random.packet(CodecId.CODEC_8, 5);
-                int stored = other.next().submit(() -> writer.write(new Imei(TestImeis.WIKI), packet, RX, connection)
-                        .toCompletableFuture()).get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+                EventLoop otherLoop = other.next();
+                int stored = otherLoop.submit(() -> writer.write(new Imei(TestImeis.WIKI), AvlPacketView.of(packet), RX,
+                        connection, otherLoop).toCompletableFuture()).get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
                 assertThat(stored).isEqualTo(5);
             }
             assertThat(calls("exec")).isZero();
@@ -229,7 +231,7 @@ class TelemetryBlockIT {
             List<CompletableFuture<Integer>> out = new ArrayList<>();
             for (AvlPacket packet : packets) {
                 ByteBuf body = Unpooled.wrappedBuffer(RandomAvl.body(packet));
-                out.add(writer.write(new Imei(TestImeis.WIKI), decoder.view(body, scratch), RX, connection)
+                out.add(writer.write(new Imei(TestImeis.WIKI), decoder.view(body, scratch), RX, connection, loop)
                         .toCompletableFuture());
             }
             decoder.view(Unpooled.wrappedBuffer(RandomAvl.body(random.packet(CodecId.CODEC_8E, 12))), scratch);
@@ -262,7 +264,8 @@ class TelemetryBlockIT {
     /** From the event loop, as a device connection's handler would. */
     private CompletableFuture<Integer> writeAsync(AvlPacket packet, String imei, ResendGuard connection,
                                                   long receivedAt) throws Exception {
-        return loop.submit(() -> writer.write(new Imei(imei), packet, receivedAt, connection).toCompletableFuture())
+        return loop.submit(() -> writer.write(new Imei(imei), AvlPacketView.of(packet), receivedAt, connection, loop)
+                        .toCompletableFuture())
                 .get(10, TimeUnit.SECONDS);
     }
 
