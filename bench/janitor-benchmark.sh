@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cp_file=$(mktemp)
-# One reactor run, so the registry's own modules (codec, test-kit, redis) resolve to their classes;
+# One reactor run, so the registry's own modules (codec, redis-launcher, test-kit, redis) resolve to their classes;
 # the last module written, registry, leaves its test classpath in the file.
 mvn -B -q -ntp -pl registry -am test-compile dependency:build-classpath -DskipTests \
   -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null

@@ -524,7 +524,7 @@ class ManifestContractTest {
                 .containsPattern("(?m)^ENV JDK_JAVA_OPTIONS=\"-XX:MaxRAMPercentage=\\d+ -XX:MaxDirectMemorySize=")
                 .contains("ingestion-server.jar");
         assertThat(dockerfile).contains("mvn -B -ntp -DskipTests -pl ingestion-server -am package")
-                .as("the image runs the slim jar: no test-kit, no embedded Redis")
+                .as("the image runs the slim jar: no redis-launcher, no embedded Redis")
                 .contains("cp ingestion-server/target/ingestion-server-slim.jar /ingestion-server.jar");
     }
 

@@ -67,9 +67,26 @@ class ArchitectureTest {
     }
 
     @Test
+    void productionCode_importsNothingFromAPackageMadeForTests() {
+        noClasses().that().resideOutsideOfPackage("org.fleetpipe.teltonika.testkit..")
+                .should().dependOnClassesThat().resideInAPackage("..testkit..")
+                .because("test-kit is the tests' JUnit fixture; the development Redis comes from redis-launcher")
+                .check(CLASSES);
+    }
+
+    @Test
     void nothing_looksUpItsEventLoopInNettysInternals() {
         noClasses().should().dependOnClassesThat().resideInAPackage("io.netty.util.internal..")
                 .because("the event loop a call belongs to is passed in (a channel's eventLoop())")
+                .check(CLASSES);
+    }
+
+    @Test
+    void onlyTheDevPackage_touchesTheRedisLauncher() {
+        noClasses().that().resideInAPackage(SERVER + "..").and().resideOutsideOfPackage(SERVER + ".dev..")
+                .should().dependOnClassesThat().resideInAPackage("org.fleetpipe.teltonika.redislauncher..")
+                .because("the launcher is optional: the slim jar leaves it out, so only dev.LocalDevelopmentRedis,"
+                        + " loaded when DevelopmentRedis.available(), may reference it")
                 .check(CLASSES);
     }
 

@@ -18,7 +18,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.testkit.LocalRedisServer;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.junit.jupiter.api.AfterEach;

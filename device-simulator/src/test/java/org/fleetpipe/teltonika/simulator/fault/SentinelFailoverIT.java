@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.testkit.LocalRedisServer;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 import org.fleetpipe.teltonika.server.cluster.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

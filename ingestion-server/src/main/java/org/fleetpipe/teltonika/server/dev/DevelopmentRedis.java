@@ -3,14 +3,14 @@ package org.fleetpipe.teltonika.server.dev;
 import org.fleetpipe.teltonika.server.config.SettingsException;
 
 /**
- * The Redis of the development start ({@code REDIS_URL} unset): a redis-server child process from the
- * test-kit. Only the development jar carries the test-kit; the container image's slim jar does not,
- * and there an unset {@code REDIS_URL} is a configuration error.
+ * The Redis of the development start ({@code REDIS_URL} unset): a redis-server child process from
+ * redis-launcher. Only the development jar carries redis-launcher; the container image's slim jar does
+ * not, and there an unset {@code REDIS_URL} is a configuration error.
  */
 public interface DevelopmentRedis extends AutoCloseable {
 
     /** The class whose presence tells the two jars apart; touched by name only, never loaded here. */
-    String LAUNCHER = "org.fleetpipe.teltonika.testkit.LocalRedisServer";
+    String LAUNCHER = "org.fleetpipe.teltonika.redislauncher.LocalRedisServer";
 
     /** Such as {@code redis://default:password@127.0.0.1:6379}. */
     String uri();
@@ -38,7 +38,7 @@ public interface DevelopmentRedis extends AutoCloseable {
      */
     static DevelopmentRedis start(int preferredPort) {
         requireAvailable();
-        // Loaded only now: its references to the test-kit resolve only in the development jar.
+        // Loaded only now: its references to redis-launcher resolve only in the development jar.
         return LocalDevelopmentRedis.start(preferredPort);
     }
 

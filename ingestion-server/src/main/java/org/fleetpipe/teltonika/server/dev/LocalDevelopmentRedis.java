@@ -5,11 +5,11 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import org.fleetpipe.teltonika.testkit.LocalRedisServer;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 
 /**
- * The test-kit's {@link LocalRedisServer} as the development Redis, with a random password; loaded
- * only when the test-kit is there.
+ * redis-launcher's {@link LocalRedisServer} as the development Redis, with a random password; loaded
+ * only when redis-launcher is there.
  */
 final class LocalDevelopmentRedis implements DevelopmentRedis {
 

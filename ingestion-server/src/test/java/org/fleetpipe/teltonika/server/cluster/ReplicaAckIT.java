@@ -13,7 +13,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
-import org.fleetpipe.teltonika.testkit.LocalRedisServer;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;

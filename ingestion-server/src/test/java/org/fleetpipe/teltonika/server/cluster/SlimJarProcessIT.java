@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class SlimJarProcessIT {
 
     @Test
-    void slimJar_whenListed_thenNoTestKitNoRedisBinariesAndOnlyTheLinuxEpollNatives() throws Exception {
+    void slimJar_whenListed_thenNoLauncherNoRedisBinariesAndOnlyTheLinuxEpollNatives() throws Exception {
         List<String> names;
         try (ZipFile jar = new ZipFile(ServerProcess.SLIM_JAR.toFile())) {
             names = jar.stream().map(ZipEntry::getName).toList();
@@ -32,15 +32,18 @@ class SlimJarProcessIT {
                 "org/fleetpipe/teltonika/server/dev/DevelopmentRedis.class", "reference.conf", "env-overrides.conf");
         assertThat(names).noneMatch(n -> n.startsWith("redis-server-"))
                 .noneMatch(n -> n.startsWith("redis/embedded/"))
+                .noneMatch(n -> n.startsWith("org/fleetpipe/teltonika/redislauncher/"))
                 .noneMatch(n -> n.startsWith("org/fleetpipe/teltonika/testkit/"))
                 .noneMatch(n -> n.startsWith("org/junit/"));
         assertThat(names).filteredOn(n -> n.startsWith("META-INF/native/") && !n.endsWith("/"))
                 .containsExactlyInAnyOrder("META-INF/native/libnetty_transport_native_epoll_x86_64.so",
                         "META-INF/native/libnetty_transport_native_epoll_aarch_64.so");
-        // The development jar keeps the launcher, but not the JUnit fixture.
+        // The development jar carries the launcher and its binaries, but nothing made for tests.
         try (ZipFile dev = new ZipFile(ServerProcess.JAR.toFile())) {
-            assertThat(dev.getEntry("org/fleetpipe/teltonika/testkit/LocalRedisServer.class")).isNotNull();
-            assertThat(dev.stream().map(ZipEntry::getName)).noneMatch(n -> n.startsWith("org/fleetpipe/teltonika/testkit/junit/"));
+            assertThat(dev.getEntry("org/fleetpipe/teltonika/redislauncher/LocalRedisServer.class")).isNotNull();
+            assertThat(dev.stream().map(ZipEntry::getName)).anyMatch(n -> n.startsWith("redis-server-"))
+                    .noneMatch(n -> n.startsWith("org/fleetpipe/teltonika/testkit/"))
+                    .noneMatch(n -> n.startsWith("org/junit/"));
         }
         assertThat(Files.size(ServerProcess.SLIM_JAR)).isLessThan(Files.size(ServerProcess.JAR) / 2);
     }

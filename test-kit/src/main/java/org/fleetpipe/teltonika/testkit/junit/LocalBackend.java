@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.testkit.junit;
 
-import org.fleetpipe.teltonika.testkit.LocalRedisServer;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 
 /** A redis-server child process of the test JVM. */
 final class LocalBackend implements RedisBackend {

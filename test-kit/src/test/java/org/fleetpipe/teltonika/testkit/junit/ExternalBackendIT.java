@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.testkit.junit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import org.fleetpipe.teltonika.testkit.LocalRedisServer;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 import org.junit.jupiter.api.Test;
 
 class ExternalBackendIT {

@@ -18,7 +18,7 @@ import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.registry.janitor.SweepResult;
 import org.fleetpipe.teltonika.registry.janitor.InstanceLeftovers;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.testkit.LocalRedisServer;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 
 /**
  * Not a test: fills connections:registry with ENTRIES entries over INSTANCES instances, half of

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.testkit;
+package org.fleetpipe.teltonika.redislauncher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import org.fleetpipe.teltonika.testkit.LocalRedisServer.Binary;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer.Binary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

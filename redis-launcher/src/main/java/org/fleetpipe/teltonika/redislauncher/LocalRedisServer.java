@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.testkit;
+package org.fleetpipe.teltonika.redislauncher;
 
 import java.io.BufferedReader;
 import java.io.File;
