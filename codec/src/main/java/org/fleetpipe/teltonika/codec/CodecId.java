@@ -7,7 +7,9 @@ public enum CodecId {
     CODEC_16(0x10, "16", true),
     CODEC_12(0x0C, "12", false),
     CODEC_13(0x0D, "13", false),
-    CODEC_14(0x0E, "14", false);
+    CODEC_14(0x0E, "14", false),
+    /** FMX6 RS232 modes: a device's text with its timestamp and IMEI (Teltonika's wiki; not in PROTOCOL.md). */
+    CODEC_15(0x0F, "15", false);
 
     private static final CodecId[] BY_WIRE = new CodecId[256];
 

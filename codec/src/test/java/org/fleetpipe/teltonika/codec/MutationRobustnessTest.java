@@ -167,10 +167,11 @@ class MutationRobustnessTest {
             return RandomAvl.tcpFrame(new RandomAvl(seed).maxRecords(4).maxPerGroup(3).maxVariable(2, 40).packet());
         }
         String text = "getinfo".substring(0, random.nextInt(8));
-        CommandFrame command = switch (random.nextInt(4)) {
+        CommandFrame command = switch (random.nextInt(5)) {
             case 0 -> CommandFrame.codec12Response(text);
             case 1 -> CommandFrame.codec14Response("352093081452251", text);
             case 2 -> CommandFrame.codec14Nack("352093081452251");
+            case 3 -> CommandFrame.codec15Message("352093081452251", random.nextLong(0x1_0000_0000L), text);
             default -> new CommandFrame(CodecId.CODEC_13, 5, null,
                     random.nextLong(0x1_0000_0000L), new byte[random.nextInt(5)]);
         };

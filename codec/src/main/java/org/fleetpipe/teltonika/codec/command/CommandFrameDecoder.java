@@ -6,7 +6,7 @@ import org.fleetpipe.teltonika.codec.CodecException.Reason;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 
-/** Decodes the body (codec id through quantity 2) of a Codec 12, 13 or 14 frame. */
+/** Decodes the body (codec id through quantity 2) of a Codec 12, 13, 14 or 15 frame. */
 public final class CommandFrameDecoder {
 
     /** Codec id, quantity 1, type, u32 size ... quantity 2. */
@@ -50,37 +50,42 @@ public final class CommandFrameDecoder {
         int payloadLength = (int) size;
         String imei = null;
         long timestamp = -1;
-        if (codec == CodecId.CODEC_14) {
-            if (payloadLength < IMEI_BYTES) {
-                throw new CodecException(Reason.BAD_COMMAND_FRAME, "Codec 14 frame without its 8-byte IMEI");
-            }
-            imei = imeiFromWire(body.getLong(payloadAt));
-            payloadAt += IMEI_BYTES;
-            payloadLength -= IMEI_BYTES;
-        } else if (codec == CodecId.CODEC_13) {
-            if (payloadLength < TIMESTAMP_BYTES) {
-                throw new CodecException(Reason.BAD_COMMAND_FRAME, "Codec 13 frame without its timestamp");
-            }
+        boolean hasTimestamp = CommandFrame.carriesTimestamp(codec);
+        boolean hasImei = CommandFrame.carriesImei(codec);
+        int prefix = (hasTimestamp ? TIMESTAMP_BYTES : 0) + (hasImei ? IMEI_BYTES : 0);
+        if (payloadLength < prefix) {
+            throw new CodecException(Reason.BAD_COMMAND_FRAME, "Codec " + codec.label() + " frame without its "
+                    + (hasTimestamp ? "timestamp" : "") + (hasTimestamp && hasImei ? " and " : "")
+                    + (hasImei ? "8-byte IMEI" : ""));
+        }
+        // Codec 15 puts the timestamp before the IMEI.
+        if (hasTimestamp) {
             timestamp = body.getUnsignedInt(payloadAt);
             payloadAt += TIMESTAMP_BYTES;
-            payloadLength -= TIMESTAMP_BYTES;
         }
+        if (hasImei) {
+            imei = imeiFromWire(codec, body.getLong(payloadAt));
+            payloadAt += IMEI_BYTES;
+        }
+        payloadLength -= prefix;
         byte[] payload = new byte[payloadLength];
         body.getBytes(payloadAt, payload);
         return new CommandFrame(codec, type, imei, timestamp, payload);
     }
 
-    /** Codec 14 writes the IMEI as 16 hex digits that read as the decimal IMEI with a leading 0. */
-    static String imeiFromWire(long bits) {
+    /** Codecs 14 and 15 write the IMEI as 16 hex digits that read as the decimal IMEI with a leading 0. */
+    static String imeiFromWire(CodecId codec, long bits) {
         String hex = String.format("%016x", bits);
         for (int i = 0; i < hex.length(); i++) {
             char c = hex.charAt(i);
             if (c < '0' || c > '9') {
-                throw new CodecException(Reason.BAD_COMMAND_FRAME, "Codec 14 IMEI field is not decimal: " + hex);
+                throw new CodecException(Reason.BAD_COMMAND_FRAME,
+                        "Codec " + codec.label() + " IMEI field is not decimal: " + hex);
             }
         }
         if (hex.charAt(0) != '0') {
-            throw new CodecException(Reason.BAD_COMMAND_FRAME, "Codec 14 IMEI field has 16 digits: " + hex);
+            throw new CodecException(Reason.BAD_COMMAND_FRAME,
+                    "Codec " + codec.label() + " IMEI field has 16 digits: " + hex);
         }
         return hex.substring(1);
     }

@@ -1,10 +1,9 @@
 package org.fleetpipe.teltonika.codec.command;
 
 import io.netty.buffer.ByteBuf;
-import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.frame.TcpFrameWriter;
 
-/** Writes Codec 12, 13 and 14 frames (server commands, and device replies for tests and the simulator). */
+/** Writes Codec 12, 13, 14 and 15 frames (server commands, and device frames for tests and the simulator). */
 public final class CommandFrameEncoder {
 
     private CommandFrameEncoder() {
@@ -20,16 +19,15 @@ public final class CommandFrameEncoder {
         out.writeByte(frame.codec().wire());
         out.writeByte(1);
         out.writeByte(frame.type());
-        int extra = switch (frame.codec()) {
-            case CODEC_14 -> 8;
-            case CODEC_13 -> 4;
-            default -> 0;
-        };
-        out.writeInt(extra + frame.payloadLength());
-        if (frame.codec() == CodecId.CODEC_14) {
-            out.writeLong(CommandFrameDecoder.imeiToWire(frame.imei()));
-        } else if (frame.codec() == CodecId.CODEC_13) {
+        boolean hasTimestamp = CommandFrame.carriesTimestamp(frame.codec());
+        boolean hasImei = CommandFrame.carriesImei(frame.codec());
+        out.writeInt((hasTimestamp ? 4 : 0) + (hasImei ? 8 : 0) + frame.payloadLength());
+        // Codec 15 puts the timestamp before the IMEI.
+        if (hasTimestamp) {
             out.writeInt((int) frame.timestampSeconds());
+        }
+        if (hasImei) {
+            out.writeLong(CommandFrameDecoder.imeiToWire(frame.imei()));
         }
         out.writeBytes(frame.payload());
         return out.writeByte(1);

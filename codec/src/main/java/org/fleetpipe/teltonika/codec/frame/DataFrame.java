@@ -5,7 +5,7 @@ import io.netty.buffer.DefaultByteBufHolder;
 import org.fleetpipe.teltonika.codec.CodecId;
 
 /**
- * A complete, CRC-checked data frame (AVL packet or Codec 12/13/14 message). It holds the whole
+ * A complete, CRC-checked data frame (AVL packet or Codec 12/13/14/15 message). It holds the whole
  * frame, preamble to CRC, so a rejected one can be dead-lettered byte for byte. Reference
  * counted: whoever receives it releases it.
  */

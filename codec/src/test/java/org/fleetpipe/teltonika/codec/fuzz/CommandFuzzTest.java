@@ -12,7 +12,7 @@ import org.fleetpipe.teltonika.codec.command.CommandFrameDecoder;
 import org.fleetpipe.teltonika.codec.testing.TcpStream;
 
 /**
- * A Codec 12/13/14 body (codec id through quantity 2) as the TCP framer hands it over, the whole
+ * A Codec 12/13/14/15 body (codec id through quantity 2) as the TCP framer hands it over, the whole
  * input. Invariants: only {@code CodecException} escapes; the decoder moves no index; a decoded
  * frame is within the limits, decodes the same with the default limits, its text and toString
  * never throw, and it re-encodes to the body byte for byte; no buffer stays referenced.

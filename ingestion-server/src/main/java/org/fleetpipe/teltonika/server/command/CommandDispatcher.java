@@ -123,7 +123,9 @@ public final class CommandDispatcher implements DeviceCommands {
 
     @Override
     public CompletionStage<Void> frame(Imei imei, Channel channel, CommandFrame frame) {
-        if (frame.codec() == CodecId.CODEC_13) {
+        // Codec 13 and 15 are the device's own messages, never a reply (the handler has already
+        // refused a Codec 15 naming another IMEI).
+        if (frame.codec() == CodecId.CODEC_13 || frame.codec() == CodecId.CODEC_15) {
             return keepMessage(imei, channel, frame, frame.timestampSeconds());
         }
         if (frame.type() != CommandFrame.TYPE_RESPONSE && frame.type() != CommandFrame.TYPE_NACK) {

@@ -29,7 +29,7 @@ public interface DeviceCommands {
     void loggedIn(Imei imei, Channel channel);
 
     /**
-     * A Codec 12/13/14 frame from the device. Called on the channel's event loop.
+     * A Codec 12/13/14/15 frame from the device (a Codec 15 one names this device's IMEI). Called on the channel's event loop.
      *
      * @return completes (never exceptionally) once what the frame caused is stored, so the device's
      *         next frame waits for it

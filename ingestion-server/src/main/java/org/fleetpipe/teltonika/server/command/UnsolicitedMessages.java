@@ -6,7 +6,7 @@ import java.time.Duration;
 import org.fleetpipe.teltonika.server.limits.TokenBucket;
 
 /**
- * What a device sends on its own (Codec 13 messages, replies nobody waits for, frames of other
+ * What a device sends on its own (Codec 13 and 15 messages, replies nobody waits for, frames of other
  * types): at most so many stored per connection and minute, each text cut to a maximum length, and
  * log lines about them at most one per connection and minute and a few per second in all, so one
  * chatty or hostile device can neither flood device:messages nor the log.

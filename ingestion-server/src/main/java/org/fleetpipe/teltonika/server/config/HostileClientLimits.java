@@ -28,7 +28,7 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * @param deadLetterUnauthenticatedBytes    raw bytes kept of a dead letter from UDP or before login
  * @param redisRequestQueueSize             Redis commands a connection may hold unanswered (Lettuce's
  *                                          request queue); past it a command fails at once
- * @param maxDeviceMessagesPerMinute        unsolicited Codec 12/13/14 messages stored per connection
+ * @param maxDeviceMessagesPerMinute        unsolicited Codec 12/13/14/15 messages stored per connection
  *                                          and minute
  * @param maxDeviceMessageTextBytes         characters of a device message's text that are stored
  * @param maxAcceptsPerSecond               connections accepted per second by this instance, all

@@ -78,7 +78,8 @@ public final class IngestionMetrics {
         for (CodecException.Reason reason : CodecException.Reason.values()) {
             frameRejectedCounter(reason.label());
         }
-        for (String rule : new String[] {"not-logged-in", "second-login", "too-many-queued-frames"}) {
+        for (String rule : new String[] {"not-logged-in", "second-login", "too-many-queued-frames",
+                "codec15-imei-mismatch"}) {
             frameRejectedCounter(rule);
         }
         for (String op : new String[] {"telemetry-write", "dead-letter", "registry-claim", "registry-release",

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.FrameOrigin;
@@ -36,6 +37,20 @@ final class FrameRejector {
         deadLetters.record(session.isLoggedIn() ? FrameOrigin.loggedIn(address, session.imeiText())
                 : FrameOrigin.unauthenticated(address, null), reason, e.getMessage(), raw);
         Disconnector.close(channel, DisconnectReason.REJECTED_FRAME, e.getMessage());
+    }
+
+    /**
+     * A well-formed frame a session rule refuses (a Codec 15 message naming another IMEI): counted
+     * and dead-lettered like a rejected frame, but the connection stays, since closing would only
+     * make the device reconnect and send it again. {@code raw} is read, not released.
+     *
+     * @return completes once the dead letter is stored or dropped, so the next frame can wait for it
+     */
+    CompletionStage<Void> refuseKeepingConnection(Channel channel, String reason, String detail, ByteBuf raw) {
+        metrics.frameRejected(reason);
+        InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        return deadLetters.record(FrameOrigin.loggedIn(address, DeviceSession.of(channel).imeiText()), reason, detail,
+                raw);
     }
 
     /**

@@ -88,7 +88,7 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.TELEMETRY, new TelemetryHandler(avlDecoder, services.telemetry(), rejector,
                 services.metrics(), services.inFlight()));
         p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.commands(),
-                services.metrics()));
+                services.metrics(), services.refusals()));
         p.addLast(HandlerNames.EVENTS, new SessionEventsHandler(services.sessions(), services.registry(),
                 services.commands(), services.metrics()));
     }
