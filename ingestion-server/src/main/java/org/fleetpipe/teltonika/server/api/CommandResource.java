@@ -19,8 +19,9 @@ import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 
 /**
  * {@code GET /api/v1/commands/{id}}, and {@code POST /api/v1/devices/{imei}/commands} (reached
- * through {@link DeviceResource}): validate, store and queue a command; with {@code wait_ms}, answer
- * once it finished (200) or when the wait ran out (202 with the status then).
+ * through {@link DeviceResource}): validate, store and queue a command, its text typed or built by a
+ * template ({@link CommandTemplates}); with {@code wait_ms}, answer once it finished (200) or when
+ * the wait ran out (202 with the status then).
  */
 public final class CommandResource {
 
