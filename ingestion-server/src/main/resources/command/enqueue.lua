@@ -5,7 +5,7 @@
 -- ARGV[1] id, ARGV[2] imei, ARGV[3] codec, ARGV[4] command text, ARGV[5] now (ms),
 -- ARGV[6] expires at (ms), ARGV[7] origin instance, ARGV[8] max queue length,
 -- ARGV[9] events channel prefix, ARGV[10] sends allowed (max_attempts), ARGV[11] the command
--- event's verb (InstanceEvent.COMMAND)
+-- event's verb (InstanceEvent.COMMAND), ARGV[12] the template that built the text ('' for none)
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[8]) then
   return -1
 end
@@ -13,6 +13,9 @@ local history = cjson.encode({{status = 'queued', at = ARGV[5]}})
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'imei', ARGV[2], 'codec', ARGV[3], 'command', ARGV[4],
   'status', 'queued', 'created_at', ARGV[5], 'updated_at', ARGV[5], 'expires_at', ARGV[6],
   'attempts', '0', 'max_attempts', ARGV[10], 'origin', ARGV[7], 'history', history)
+if ARGV[12] ~= '' then
+  redis.call('HSET', KEYS[1], 'template', ARGV[12])
+end
 local length = redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], 'NX', ARGV[5], ARGV[2])
 local owner = redis.call('HGET', KEYS[4], ARGV[2])

@@ -1,31 +1,46 @@
 package org.fleetpipe.teltonika.server.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.server.command.CommandService;
+import org.fleetpipe.teltonika.server.command.CommandTemplate;
+import org.fleetpipe.teltonika.server.command.CommandTemplates;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.json.Json;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 
 /**
  * {@code GET /api/v1/commands/{id}}, and {@code POST /api/v1/devices/{imei}/commands} (reached
- * through {@link DeviceResource}): validate, store and queue a command; with {@code wait_ms}, answer
- * once it finished (200) or when the wait ran out (202 with the status then).
+ * through {@link DeviceResource}): validate, store and queue a command, its text typed or built by a
+ * template ({@link CommandTemplates}); with {@code wait_ms}, answer once it finished (200) or when
+ * the wait ran out (202 with the status then).
  */
 public final class CommandResource {
 
-    /** The body of {@code POST /api/v1/devices/{imei}/commands}; absent fields take their defaults. */
-    public record CommandRequest(String command, Long codec, Long waitMs, Long ttlMs, Long maxAttempts) {
+    /**
+     * The body of {@code POST /api/v1/devices/{imei}/commands}: the text ({@code command}) or a named
+     * command ({@code template} with its {@code args}); absent fields take their defaults.
+     */
+    public record CommandRequest(String command, String template, JsonNode args, Long codec, Long waitMs,
+                                 Long ttlMs, Long maxAttempts) {
     }
 
-    /** A command as the API shows it: numbers as numbers, the history as a list. */
+    /**
+     * A command as the API shows it: numbers as numbers, the history as a list, and the template that
+     * built its text only when one did.
+     */
     public record CommandView(String id, String imei, Long codec, String command, String status, String reason,
                               String reply, Long attempts, Long maxAttempts, Long createdAt, Long sentAt,
-                              Long repliedAt, Long expiresAt, JsonNode history) {
+                              Long repliedAt, Long expiresAt, JsonNode history,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) String template) {
     }
 
     /** The answer when the command's state could not be read back. */
@@ -76,8 +91,17 @@ public final class CommandResource {
             return;
         }
         CommandRequest request = ((RequestBody.Bound<CommandRequest>) body).value();
-        String text = request.command();
-        if (text == null || text.isEmpty() || text.length() > settings.maxCommandBytes() || !printableAscii(text)) {
+        if ((request.command() == null) == (request.template() == null)
+                || (request.args() != null && request.template() == null)) {
+            reject(call, "command-or-template", "give either command (the text) or template (a named command,"
+                    + " with its args), not both; args only with template");
+            return;
+        }
+        String text = request.template() == null ? request.command() : templateText(call, request);
+        if (text == null) {
+            return;
+        }
+        if (request.template() == null && !acceptable(text)) {
             refuse(call, "command");
             return;
         }
@@ -102,7 +126,8 @@ public final class CommandResource {
             refuse(call, "max_attempts");
             return;
         }
-        commands.submit(imei, codec.intValue(), text, Duration.ofMillis(ttlMs), maxAttempts.intValue())
+        commands.submit(imei, codec.intValue(), text, request.template(), Duration.ofMillis(ttlMs),
+                        maxAttempts.intValue())
                 .whenComplete((id, error) -> {
                     if (error != null) {
                         call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable",
@@ -117,6 +142,62 @@ public final class CommandResource {
                                 .whenComplete((fields, failed) -> respond(call, id.get(), fields, failed));
                     }
                 });
+    }
+
+    /**
+     * The text {@code request}'s template builds, checked as a typed text is; null when refused
+     * (answered already).
+     */
+    private String templateText(ApiCall call, CommandRequest request) {
+        Object args = request.args() == null ? Map.of() : plain(request.args());
+        if (!(args instanceof Map<?, ?> given)) {
+            reject(call, "bad-template-argument", "args must be an object of the template's arguments");
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        CommandTemplates.Built built = CommandTemplates.build(request.template(), (Map<String, ?>) given);
+        if (built instanceof CommandTemplates.UnknownTemplate unknown) {
+            reject(call, "unknown-template", "no template '" + RequestBody.shown(unknown.name())
+                    + "'; the templates are " + String.join(", ", CommandTemplates.all().stream()
+                    .map(CommandTemplate::name).toList()) + " (GET /api/v1/command-templates)");
+            return null;
+        }
+        if (built instanceof CommandTemplates.BadArgument bad) {
+            reject(call, "bad-template-argument", bad.message());
+            return null;
+        }
+        String text = ((CommandTemplates.Text) built).text();
+        if (!acceptable(text)) {
+            reject(call, "bad-template-argument", request.template() + " builds a text of " + text.length()
+                    + " characters; the most a command may have is " + settings.maxCommandBytes()
+                    + " (COMMAND_MAX_BYTES)");
+            return null;
+        }
+        return text;
+    }
+
+    /** A JSON value as the plain Java values templates take: Long, String, List, Map, Boolean, Double, null. */
+    private static Object plain(JsonNode node) {
+        if (node.isIntegralNumber()) {
+            return node.isBigInteger() ? node.bigIntegerValue() : (Object) node.longValue();
+        }
+        if (node.isTextual()) {
+            return node.textValue();
+        }
+        if (node.isArray()) {
+            List<Object> items = new ArrayList<>();
+            node.forEach(item -> items.add(plain(item)));
+            return items;
+        }
+        if (node.isObject()) {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            node.fields().forEachRemaining(field -> fields.put(field.getKey(), plain(field.getValue())));
+            return fields;
+        }
+        if (node.isBoolean()) {
+            return node.booleanValue();
+        }
+        return node.isNumber() ? (Object) node.doubleValue() : null;
     }
 
     private void respond(ApiCall call, String id, Map<String, String> fields, Throwable error) {
@@ -134,6 +215,9 @@ public final class CommandResource {
         switch (field) {
             case "command" -> reject(call, "bad-command", "command must be 1.." + settings.maxCommandBytes()
                     + " printable ASCII characters");
+            case "template" -> reject(call, "unknown-template", "template must be the name of a template"
+                    + " (GET /api/v1/command-templates)");
+            case "args" -> reject(call, "bad-template-argument", "args must be an object of the template's arguments");
             case "codec" -> reject(call, "bad-codec", "codec must be the number 12 or 14");
             case "wait_ms" -> reject(call, "bad-wait", "wait_ms must be a whole number 0.."
                     + settings.maxWait().toMillis());
@@ -158,6 +242,11 @@ public final class CommandResource {
         return value >= min && value <= max ? value : null;
     }
 
+    /** What any command text must be, typed or built: 1..COMMAND_MAX_BYTES printable ASCII characters. */
+    private boolean acceptable(String text) {
+        return !text.isEmpty() && text.length() <= settings.maxCommandBytes() && printableAscii(text);
+    }
+
     private static boolean printableAscii(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -180,7 +269,7 @@ public final class CommandResource {
                 fields.get("command"), fields.get("status"), fields.get("reason"), fields.get("reply"),
                 number(fields.get("attempts")), number(fields.get("max_attempts")), number(fields.get("created_at")),
                 number(fields.get("sent_at")), number(fields.get("replied_at")), number(fields.get("expires_at")),
-                history);
+                history, fields.get("template"));
     }
 
     private static Long number(String text) {

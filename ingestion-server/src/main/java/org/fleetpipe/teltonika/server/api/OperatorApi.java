@@ -30,7 +30,7 @@ public final class OperatorApi implements ApiDispatcher {
     public static OperatorApi of(InstanceResource instances, DeviceResource devices, CommandResource commands,
                                  OpsResource ops, AdmissionResource admission, SpecResource spec) {
         List<ApiResource> resources = new ArrayList<>(List.of(instances.resource(), devices.resource(),
-                commands.resource()));
+                commands.resource(), new CommandTemplateResource().resource()));
         resources.addAll(ops.resources());
         resources.add(admission.resource());
         resources.add(spec.resource());

@@ -24,11 +24,14 @@ public final class CommandService {
     /**
      * Stores and queues a new command, kept for {@code ttl}; completes with its id, or empty when the
      * device's queue is full.
+     *
+     * @param template the {@link CommandTemplates template} that built {@code text}, or null for a typed text
      */
-    public CompletionStage<Optional<String>> submit(Imei imei, int codec, String text, Duration ttl,
-                                                    int maxAttempts) {
+    public CompletionStage<Optional<String>> submit(Imei imei, int codec, String text, String template,
+                                                    Duration ttl, int maxAttempts) {
         String id = UUID.randomUUID().toString();
-        return store.enqueue(id, imei, codec, text, System.currentTimeMillis() + ttl.toMillis(), maxAttempts)
+        return store.enqueue(id, imei, codec, text, template == null ? "" : template,
+                        System.currentTimeMillis() + ttl.toMillis(), maxAttempts)
                 .thenApply(length -> length < 0 ? Optional.empty() : Optional.of(id));
     }
 

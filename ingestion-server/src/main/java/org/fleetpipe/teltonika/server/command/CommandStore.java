@@ -11,8 +11,11 @@ public interface CommandStore {
     /**
      * Stores and queues a new command that may be sent {@code maxAttempts} times; completes with
      * the queue length, or -1 when the queue is full.
+     *
+     * @param template the template that built {@code text} (kept in the hash's {@code template}), or "" for none
      */
-    CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt, int maxAttempts);
+    CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, String template, long expiresAt,
+                                  int maxAttempts);
 
     /** Moves the device's next command to this instance's in-flight place; empty when there is none to send. */
     CompletionStage<Optional<TakenCommand>> take(Imei imei);

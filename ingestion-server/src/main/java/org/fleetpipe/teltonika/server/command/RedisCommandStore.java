@@ -39,14 +39,14 @@ public final class RedisCommandStore implements CommandStore {
     }
 
     @Override
-    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt,
-                                         int maxAttempts) {
+    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, String template,
+                                         long expiresAt, int maxAttempts) {
         return CommandScripts.ENQUEUE.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.command(id), keys.commandQueue(imei.value()), keys.commandsQueued(),
                         keys.registry()},
                 id, imei.value(), Integer.toString(codec), text, now(), Long.toString(expiresAt), instanceId.get(),
                 Integer.toString(settings.maxQueuePerDevice()), keys.instanceEventsPrefix(),
-                Integer.toString(maxAttempts), InstanceEvent.COMMAND.verb());
+                Integer.toString(maxAttempts), InstanceEvent.COMMAND.verb(), template);
     }
 
     @Override

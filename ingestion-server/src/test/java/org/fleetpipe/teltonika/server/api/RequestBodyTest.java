@@ -11,6 +11,7 @@ import org.fleetpipe.teltonika.server.api.RequestBody.Bound;
 import org.fleetpipe.teltonika.server.api.RequestBody.Malformed;
 import org.fleetpipe.teltonika.server.api.RequestBody.Result;
 import org.fleetpipe.teltonika.server.api.RequestBody.UnknownField;
+import org.fleetpipe.teltonika.server.json.Json;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,13 +26,20 @@ class RequestBodyTest {
     @Test
     void command_bindsSnakeCaseFields_andLeavesAbsentOnesNull() {
         assertThat(read("{\"command\":\"getinfo\",\"wait_ms\":1000,\"max_attempts\":1}", CommandRequest.class))
-                .isEqualTo(new Bound<>(new CommandRequest("getinfo", null, 1000L, null, 1L)));
+                .isEqualTo(new Bound<>(new CommandRequest("getinfo", null, null, null, 1000L, null, 1L)));
+    }
+
+    @Test
+    void template_bindsItsArgsAsTheyWereSent() throws Exception {
+        assertThat(read("{\"template\":\"readio\",\"args\":{\"id\":21}}", CommandRequest.class)).isEqualTo(
+                new Bound<>(new CommandRequest(null, "readio", Json.MAPPER.readTree("{\"id\":21}"), null, null, null,
+                        null)));
     }
 
     @Test
     void command_fieldsAreKnownInDeclaredOrder() {
         assertThat(RequestBody.fields(CommandRequest.class))
-                .containsExactly("command", "codec", "wait_ms", "ttl_ms", "max_attempts");
+                .containsExactly("command", "template", "args", "codec", "wait_ms", "ttl_ms", "max_attempts");
     }
 
     @ParameterizedTest
@@ -49,6 +57,8 @@ class RequestBodyTest {
         "{\"command\":5}|command",
         "{\"command\":true}|command",
         "{\"command\":null}|command",
+        "{\"template\":5}|template",
+        "{\"template\":\"getinfo\",\"args\":null}|args",
         // Declared order decides, not the order sent.
         "{\"ttl_ms\":\"x\",\"codec\":true}|codec",
     })
@@ -67,7 +77,7 @@ class RequestBodyTest {
     @Test
     void unknownField_comesBeforeABadValue_andNamesTheFieldsThereAre() {
         assertThat(read("{\"codec\":\"14\",\"wait\":1000}", CommandRequest.class)).isEqualTo(new UnknownField<>("wait",
-                List.of("command", "codec", "wait_ms", "ttl_ms", "max_attempts")));
+                List.of("command", "template", "args", "codec", "wait_ms", "ttl_ms", "max_attempts")));
     }
 
     @Test

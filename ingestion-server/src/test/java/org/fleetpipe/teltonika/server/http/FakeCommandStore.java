@@ -30,8 +30,8 @@ final class FakeCommandStore implements CommandStore {
     volatile java.util.function.Consumer<String> onEnqueue = id -> { };
 
     @Override
-    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, long expiresAt,
-                                         int maxAttempts) {
+    public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, String template,
+                                         long expiresAt, int maxAttempts) {
         if (mode == Mode.FAIL) {
             return CompletableFuture.failedFuture(redisDown());
         }

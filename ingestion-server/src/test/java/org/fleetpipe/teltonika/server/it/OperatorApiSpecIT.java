@@ -193,12 +193,18 @@ class OperatorApiSpecIT {
             {"{\"command\":\"\"}", "bad-command"}, {"{\"command\":\"getinfo\",\"codec\":13}", "bad-codec"},
             {"{\"command\":\"getinfo\",\"wait_ms\":-1}", "bad-wait"}, {"{\"command\":\"getinfo\",\"ttl_ms\":0}", "bad-ttl"},
             {"{\"command\":\"getinfo\",\"max_attempts\":0}", "bad-max-attempts"},
+            {"{}", "command-or-template"}, {"{\"template\":\"reboot\"}", "unknown-template"},
+            {"{\"template\":\"readio\",\"args\":{\"id\":0}}", "bad-template-argument"},
         };
         for (String[] b : bad) {
             expect(post, 400, b[1], offline, b[0]);
         }
         tokenRefusals(post, offline, "{\"command\":\"getinfo\"}");
         tooLarge(post, offline);
+
+        String templates = "GET /api/v1/command-templates";
+        expect(templates, 200, "", "GET", "/api/v1/command-templates", READER, null);
+        tokenRefusals(templates, "/api/v1/command-templates", null);
 
         String command = "GET /api/v1/commands/{id}";
         String id = json.readTree(queued.body()).path("id").asText();
