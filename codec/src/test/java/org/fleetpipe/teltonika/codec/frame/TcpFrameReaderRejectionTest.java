@@ -148,7 +148,7 @@ class TcpFrameReaderRejectionTest {
 
     @Test
     void tryRead_whenUnknownCodecIdWithCorrectCrc_thenUnknownCodec() {
-        Set<Integer> known = Set.of(0x08, 0x8E, 0x10, 0x0C, 0x0D, 0x0E);
+        Set<Integer> known = Set.of(0x08, 0x8E, 0x10, 0x0C, 0x0D, 0x0E, 0x0F);
         byte[] bytes = GoldenVectors.ofKind("avl").get(0).bytes();
         for (int codec = 0; codec <= 0xFF; codec++) {
             bytes[8] = (byte) codec;
