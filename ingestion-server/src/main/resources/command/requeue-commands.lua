@@ -1,7 +1,12 @@
 -- Hands sent-but-unanswered commands back to the head of their device queues: the one of a device
--- whose connection ended before the reply (mode 'device'), or one page of a dead instance's
+-- whose connection ended before the reply (mode 'device'), one page of a dead instance's
 -- (mode 'dead'; then only while its heartbeat is still missing; the janitor walks the in-flight
--- hash with HSCAN and passes each page's IMEIs, so no call runs over the whole hash). Delivery is
+-- hash with HSCAN and passes each page's IMEIs, so no call runs over the whole hash), or the
+-- entries of one page of a live instance's own in-flight hash that no send of its own will end
+-- (mode 'stale': the device is registered to another instance now, or the command has been in
+-- flight longer than the reply timeout and a margin, e.g. after its 'finish' write failed; each
+-- entry only while it is still the very send the caller saw, so a finish or a new send in between
+-- wins). Delivery is
 -- at least once: the device may have received the command before the connection or the instance
 -- died. A command already sent as often as its 'max_attempts' allows is not queued again but
 -- fails as 'attempts' into the dead-letter set (a command that makes the device drop before it
@@ -15,11 +20,30 @@
 -- ARGV[8] retention of finished commands (ms), ARGV[9] the reply event's verb (InstanceEvent.REPLY),
 -- ARGV[10] the command event's verb (InstanceEvent.COMMAND), then for 'device': ARGV[11] the IMEI
 -- and ARGV[12] the in-flight entry ('id:attempt') of the send that ended (a newer send is left
--- alone); for 'dead': ARGV[11..] IMEIs of one page of the in-flight hash
+-- alone); for 'dead': ARGV[11..] IMEIs of one page of the in-flight hash; for 'stale': ARGV[11]
+-- the longest a command may be in flight (ms, from its 'sent_at'), ARGV[12..] IMEI, in-flight
+-- entry, IMEI, in-flight entry, ... as the caller read them
 -- appendHistory, markFailed, deadLetter, trimDeadLetters, attemptsUsedUp, failCommand:
 -- command/command-lib.lua, loaded in front.
 local entries = {}
-if ARGV[1] == 'dead' then
+local reason = 'no reply before the connection ended'
+if ARGV[1] == 'stale' then
+  reason = 'left in flight'
+  local now, limit = tonumber(ARGV[3]), tonumber(ARGV[11])
+  for i = 12, #ARGV - 1, 2 do
+    local imei, token = ARGV[i], ARGV[i + 1]
+    if redis.call('HGET', KEYS[1], imei) == token then
+      local owner = redis.call('HGET', KEYS[5], imei)
+      local sentAt = redis.call('HGET', ARGV[5] .. string.match(token, '^[^:]+'), 'sent_at')
+      local moved = owner and owner ~= ARGV[2]
+      local overdue = (not sentAt) or now - tonumber(sentAt) > limit
+      if moved or overdue then
+        entries[#entries + 1] = imei
+        entries[#entries + 1] = token
+      end
+    end
+  end
+elseif ARGV[1] == 'dead' then
   if redis.call('EXISTS', KEYS[3]) == 1 then
     return {0, 0}
   end
@@ -47,7 +71,7 @@ for i = 1, #entries, 2 do
     failed = failed + 1
   elseif c[1] == 'sent' then
     redis.call('HSET', key, 'status', 'queued', 'updated_at', ARGV[3], 'history',
-      appendHistory(c[2], {status = 'queued', reason = 'no reply before the connection ended', at = ARGV[3]}))
+      appendHistory(c[2], {status = 'queued', reason = reason, at = ARGV[3]}))
     redis.call('LPUSH', ARGV[4] .. imei, id)
     redis.call('ZADD', KEYS[4], 'NX', ARGV[3], imei)
     local owner = redis.call('HGET', KEYS[5], imei)

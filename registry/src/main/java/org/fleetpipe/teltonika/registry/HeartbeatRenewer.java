@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -19,17 +20,22 @@ import org.slf4j.LoggerFactory;
  * ({@code instance:shutdown:{id}}) at each renewal. A heartbeat that is lost (expired while Redis
  * was unreachable, deleted, rewritten by someone else, or gone with a restore of an older snapshot,
  * a failover to a lagging replica or an eviction) means the cluster may have moved on without us:
- * the listener comes back under a new id. Only the marker stops the instance. It runs on its own
+ * the listener comes back under a new id. The marker stops the instance; so does a heartbeat deleted
+ * while Redis answers, when {@link HeartbeatDeleteMeans#SHUTDOWN} says so. It runs on its own
  * thread, so its Redis calls may block there without ever blocking an event loop.
  */
 public final class HeartbeatRenewer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatRenewer.class);
 
+    /** What one clean stop removed, each 0 or 1: the heartbeat key, the id in {@code instance:ids}, the shutdown marker. */
+    public record Retired(long heartbeat, long ids, long marker) {
+    }
+
     /** What happens when the heartbeat is lost. Called on the heartbeat thread. */
     public interface Listener {
-        /** The operator's shutdown marker is set: stop like on SIGTERM and exit 0. */
-        void remoteShutdown(String id);
+        /** The operator told this instance to stop ({@code why}: the marker, or the deleted heartbeat): stop like on SIGTERM and exit 0. */
+        void remoteShutdown(String id, String why);
 
         /** The key is gone or is not ours: come back under a new id. */
         void expired(String oldId, String why);
@@ -43,6 +49,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
     private final Duration callTimeout;
     private final int maxKnownIds;
     private final IntSupplier deviceCount;
+    private final HeartbeatDeleteMeans deleteMeans;
     private final ScheduledExecutorService thread;
     private Listener listener;
     private volatile long lastRenewedAt;
@@ -58,6 +65,13 @@ public final class HeartbeatRenewer implements AutoCloseable {
     public HeartbeatRenewer(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
                             Duration ttl, Duration interval, Duration callTimeout, int maxKnownIds,
                             IntSupplier deviceCount) {
+        this(redis, keys, identity, ttl, interval, callTimeout, maxKnownIds, deviceCount, HeartbeatDeleteMeans.EXPIRY);
+    }
+
+    /** {@code deleteMeans}: what a heartbeat key deleted while Redis answers means (an expiry, or an order to stop). */
+    public HeartbeatRenewer(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+                            Duration ttl, Duration interval, Duration callTimeout, int maxKnownIds,
+                            IntSupplier deviceCount, HeartbeatDeleteMeans deleteMeans) {
         this.redis = redis;
         this.keys = keys;
         this.identity = identity;
@@ -66,6 +80,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         this.callTimeout = callTimeout;
         this.maxKnownIds = maxKnownIds;
         this.deviceCount = deviceCount;
+        this.deleteMeans = deleteMeans;
         this.thread = BackgroundThreads.single("heartbeat");
     }
 
@@ -170,7 +185,12 @@ public final class HeartbeatRenewer implements AutoCloseable {
         unanswered.addLast(value);
     }
 
-    /** Never a shutdown: the same absence follows a restore, a lagging replica or an eviction. */
+    /**
+     * A shutdown only when {@link HeartbeatDeleteMeans#SHUTDOWN} says a deleted key is one, and only
+     * for a key gone while Redis answered and kept the rest of its data: a key that expired while
+     * Redis was out of reach, or a Redis that came back empty, was deleted by nobody. In the default
+     * mode never: the same absence follows a restore, a lagging replica or an eviction.
+     */
     private void onMissing(long now) {
         if (now - lastRenewedAt >= ttl.toMillis()) {
             lose(false, "the heartbeat expired: Redis was unreachable for longer than the TTL (" + ttl + ")");
@@ -179,6 +199,8 @@ public final class HeartbeatRenewer implements AutoCloseable {
         Long seq = await(redis.exists(keys.instanceSeq()));
         if (seq == null || seq == 0L) {
             lose(false, "Redis came back empty (instance:seq is gone too): its data was lost");
+        } else if (deleteMeans == HeartbeatDeleteMeans.SHUTDOWN) {
+            lose(true, "the heartbeat key was deleted and heartbeat-delete-means=shutdown: remote shutdown");
         } else {
             lose(false, "the heartbeat key is gone although Redis answered (a restore of an older snapshot, a "
                     + "failover to a lagging replica, an eviction, or a manual DEL)");
@@ -191,7 +213,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         LOG.warn(remoteShutdown ? "stop requested for instance={}: {}" : "heartbeat lost for instance={}: {}", id, why);
         try {
             if (remoteShutdown) {
-                listener.remoteShutdown(id);
+                listener.remoteShutdown(id, why);
             } else {
                 listener.expired(id, why);
             }
@@ -240,19 +262,26 @@ public final class HeartbeatRenewer implements AutoCloseable {
     }
 
     /**
-     * Clean stop: deletes the heartbeat, the id from the known ids and the shutdown marker. Blocks
-     * up to the call timeout.
+     * Clean stop: deletes the heartbeat, the id from the known ids and the shutdown marker, and logs
+     * what it removed ({@code retired: ... heartbeat=1 ids=1 marker=0}). Blocks up to the call
+     * timeout. Empty when the call failed (then the heartbeat expires on its own).
      */
-    public void retire() {
+    public Optional<Retired> retire() {
         stopped = true;
         thread.shutdownNow();
+        String id = identity.id();
         try {
-            await(RegistryScripts.RETIRE.call(redis, ScriptOutputType.INTEGER,
-                    new String[] {keys.heartbeat(identity.id()), keys.instanceIds(),
-                            keys.shutdownMarker(identity.id())}, identity.id()));
+            List<Long> removed = await(RegistryScripts.RETIRE.call(redis, ScriptOutputType.MULTI,
+                    new String[] {keys.heartbeat(id), keys.instanceIds(), keys.shutdownMarker(id)}, id));
+            Retired retired = new Retired(removed.get(0), removed.get(1), removed.get(2));
+            // heartbeat=0: it had expired or was deleted; marker=1: an operator's stop order was cleared.
+            LOG.info("retired: instance={} heartbeat={} ids={} marker={}", id, retired.heartbeat(), retired.ids(),
+                    retired.marker());
+            return Optional.of(retired);
         } catch (RuntimeException e) {
-            LOG.warn("could not delete the heartbeat of instance={}; it expires within {}: {}", identity.id(), ttl,
+            LOG.warn("could not delete the heartbeat of instance={}; it expires within {}: {}", id, ttl,
                     e.getMessage());
+            return Optional.empty();
         }
     }
 

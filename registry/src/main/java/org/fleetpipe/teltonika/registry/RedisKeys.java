@@ -22,8 +22,8 @@ public final class RedisKeys {
     }
 
     /**
-     * An operator's order to one instance to drain and exit: the only remote shutdown. A missing
-     * heartbeat is never read as one (a restore or an eviction loses keys, too).
+     * An operator's order to one instance to drain and exit. A missing heartbeat is read as one
+     * only with {@link HeartbeatDeleteMeans#SHUTDOWN} (a restore or an eviction loses keys, too).
      */
     public String shutdownMarker(String instanceId) {
         return prefix + "instance:shutdown:" + instanceId;

@@ -144,7 +144,11 @@ class HeartbeatRenewerIT {
             return listener.calls.size() == 1 && (now == null || now.equals(renewed));
         });
 
-        renewer.retire();
+        // The heartbeat may have expired meanwhile (heartbeat=0 or 1); the marker was there to clear.
+        assertThat(renewer.retire()).hasValueSatisfying(retired -> {
+            assertThat(retired.ids()).isEqualTo(1);
+            assertThat(retired.marker()).isEqualTo(1);
+        });
 
         assertThat(sync.exists(keys.heartbeat(identity.id()), keys.shutdownMarker(identity.id())))
                 .as("the stop clears the heartbeat and the marker").isZero();
@@ -214,6 +218,40 @@ class HeartbeatRenewerIT {
         assertThat(listener.calls).containsExactly("expired " + identity.id());
         assertThat(listener.reasons).singleElement().asString().contains("did not write");
         assertThat(sync.hget(keys.heartbeat(identity.id()), "renewed")).isEqualTo("written-by-someone-else");
+    }
+
+    @Test
+    void deletedHeartbeat_whenDeleteMeansShutdown_thenRemoteShutdownAndNotRenewedAgain() {
+        InstanceIdentity identity = newIdentity();
+        HeartbeatRenewer renewer = renewer(identity, HeartbeatDeleteMeans.SHUTDOWN);
+        Recorder listener = new Recorder();
+        renewer.create();
+        renewer.start(listener);
+
+        // The operations design's remote shutdown: the operator deletes the heartbeat.
+        sync.del(keys.heartbeat(identity.id()));
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.calls).isNotEmpty());
+        assertThat(listener.calls).containsExactly("remoteShutdown " + identity.id());
+        assertThat(listener.reasons).singleElement().asString().contains("deleted");
+        await().during(INTERVAL.multipliedBy(3)).atMost(WAIT)
+                .until(() -> listener.calls.size() == 1 && sync.exists(keys.heartbeat(identity.id())) == 0L);
+    }
+
+    @Test
+    void lostHeartbeat_whenDeleteMeansShutdownButRedisCameBackEmpty_thenExpiredNotRemoteShutdown() {
+        InstanceIdentity identity = newIdentity();
+        HeartbeatRenewer renewer = renewer(identity, HeartbeatDeleteMeans.SHUTDOWN);
+        Recorder listener = new Recorder();
+        renewer.create();
+        renewer.start(listener);
+
+        // Nobody deleted one heartbeat: every key is gone, instance:seq too.
+        sync.flushall();
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.calls).isNotEmpty());
+        assertThat(listener.calls).containsExactly("expired " + identity.id());
+        assertThat(listener.reasons).singleElement().asString().contains("empty");
     }
 
     @Test
@@ -338,7 +376,7 @@ class HeartbeatRenewerIT {
         renewer.create();
         renewer.start(listener);
 
-        renewer.retire();
+        assertThat(renewer.retire()).contains(new HeartbeatRenewer.Retired(1, 1, 0));
 
         assertThat(sync.exists(keys.heartbeat(identity.id()))).isZero();
         assertThat(sync.zscore(keys.instanceIds(), identity.id())).isNull();
@@ -374,11 +412,20 @@ class HeartbeatRenewerIT {
         return renewer(identity, TTL, INTERVAL, CALL_TIMEOUT);
     }
 
-    // Its own connection, like production's: the test's connection stays free for inspecting Redis.
+    private HeartbeatRenewer renewer(InstanceIdentity identity, HeartbeatDeleteMeans deleteMeans) {
+        return renewer(identity, TTL, INTERVAL, CALL_TIMEOUT, deleteMeans);
+    }
+
     private HeartbeatRenewer renewer(InstanceIdentity identity, Duration ttl, Duration interval, Duration callTimeout) {
+        return renewer(identity, ttl, interval, callTimeout, HeartbeatDeleteMeans.EXPIRY);
+    }
+
+    // Its own connection, like production's: the test's connection stays free for inspecting Redis.
+    private HeartbeatRenewer renewer(InstanceIdentity identity, Duration ttl, Duration interval, Duration callTimeout,
+                                     HeartbeatDeleteMeans deleteMeans) {
         StatefulRedisConnection<String, String> own = redis.client().connect();
         HeartbeatRenewer renewer = new HeartbeatRenewer(own.async(), keys, identity, ttl, interval, callTimeout, 100,
-                () -> DEVICES);
+                () -> DEVICES, deleteMeans);
         renewers.add(renewer);
         connections.add(own);
         return renewer;
@@ -400,8 +447,9 @@ class HeartbeatRenewerIT {
         }
 
         @Override
-        public void remoteShutdown(String id) {
+        public void remoteShutdown(String id, String why) {
             calls.add("remoteShutdown " + id);
+            reasons.add(why);
         }
 
         @Override

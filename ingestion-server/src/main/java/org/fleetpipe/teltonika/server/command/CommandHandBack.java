@@ -5,6 +5,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
@@ -12,9 +13,10 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 /**
  * Hands commands that were sent and never answered back to the head of their device queues, or
  * fails them as {@code attempts} once they were sent as often as their {@code max_attempts}
- * allows: after a device's connection ended (its instance) and after an instance died (the
+ * allows: after a device's connection ended (its instance), after an instance died (the
  * janitor through {@link DeadInstanceCommands}, one page of the dead instance's in-flight hash per
- * call).
+ * call), and when a live instance finds entries of its own that no send of its own will end
+ * ({@link InFlightCheck}).
  */
 public final class CommandHandBack {
 
@@ -50,6 +52,21 @@ public final class CommandHandBack {
     /** The in-flight entries of {@code imeis} of a dead {@code instance}; nothing while its heartbeat exists. */
     public CompletionStage<Outcome> ofDeadInstance(String instance, List<String> imeis) {
         return call(instance, "dead", imeis);
+    }
+
+    /**
+     * The {@code entries} (IMEI to in-flight entry, as read) of the live {@code instance} whose
+     * device is registered to another instance or that were in flight longer than {@code limit};
+     * each only while its entry is unchanged.
+     */
+    public CompletionStage<Outcome> ofStaleEntries(String instance, Map<String, String> entries, Duration limit) {
+        List<String> tail = new ArrayList<>(1 + 2 * entries.size());
+        tail.add(Long.toString(limit.toMillis()));
+        entries.forEach((imei, token) -> {
+            tail.add(imei);
+            tail.add(token);
+        });
+        return call(instance, "stale", tail);
     }
 
     private CompletionStage<Outcome> call(String instance, String mode, List<String> tail) {

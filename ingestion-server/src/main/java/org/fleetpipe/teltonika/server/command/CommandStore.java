@@ -17,7 +17,7 @@ public interface CommandStore {
     CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, String template, long expiresAt,
                                   int maxAttempts);
 
-    /** Moves the device's next command to this instance's in-flight place; empty when there is none to send. */
+    /** Moves the device's next command to this instance's in-flight place; empty when there is none to send, or this instance was told to stop. */
     CompletionStage<Optional<TakenCommand>> take(Imei imei);
 
     /**

@@ -54,7 +54,8 @@ public final class RedisCommandStore implements CommandStore {
         String instance = instanceId.get();
         CompletionStage<List<Object>> taken = CommandScripts.TAKE.call(redis, ScriptOutputType.MULTI,
                 new String[] {keys.commandQueue(imei.value()), keys.commandsInFlight(instance),
-                        keys.commandsInFlightInstances(), keys.commandsQueued(), keys.commandDeadLetters()},
+                        keys.commandsInFlightInstances(), keys.commandsQueued(), keys.commandDeadLetters(),
+                        keys.shutdownMarker(instance)},
                 imei.value(), instance, now(), keys.commandPrefix(),
                 Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
                 keys.instanceEventsPrefix(), InstanceEvent.REPLY.verb());

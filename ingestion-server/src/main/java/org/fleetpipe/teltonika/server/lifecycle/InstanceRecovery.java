@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the instance does when its heartbeat is lost or it is told to stop. The operator's shutdown
- * marker stops the process like SIGTERM. A lost heartbeat (expired, deleted, or gone with a
+ * marker (and, with {@code HEARTBEAT_DELETE_MEANS=shutdown}, a deleted heartbeat) stops the process
+ * like SIGTERM. A lost heartbeat (expired, deleted, or gone with a
  * restore of an older snapshot, a failover to a lagging replica or an eviction) means the cluster
  * may have evicted our entries and moved on: come back under a fresh id, keep each device only
  * where nobody else took it, and close the connections of those that another instance now owns,
@@ -57,8 +58,8 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
     }
 
     @Override
-    public void remoteShutdown(String id) {
-        LOG.warn("instance={} was told to stop (its shutdown marker is set): draining and exiting", id);
+    public void remoteShutdown(String id, String why) {
+        LOG.warn("instance={} was told to stop ({}): draining and exiting", id, why);
         Thread stopper = new Thread(remoteShutdown, "remote-shutdown");
         stopper.start();
     }

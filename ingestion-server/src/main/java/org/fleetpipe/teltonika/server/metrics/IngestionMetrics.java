@@ -258,7 +258,7 @@ public final class IngestionMetrics {
                 .tag("action", a).register(registry));
     }
 
-    /** A command event: sent, replied, nack, timeout, expired, attempts, device-message, queued, rejected. */
+    /** A command event: sent, replied, nack, timeout, expired, attempts, handed-back, device-message, queued, rejected. */
     public void command(String outcome) {
         command(outcome, 1);
     }

@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.server.parts;
 
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
 import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
@@ -10,6 +11,7 @@ import org.fleetpipe.teltonika.server.command.CommandService;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.CommandSweep;
 import org.fleetpipe.teltonika.server.command.DeadInstanceCommands;
+import org.fleetpipe.teltonika.server.command.InFlightCheck;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.command.UnsolicitedMessages;
@@ -55,8 +57,15 @@ public final class CommandPart implements Part {
                 settings.commands().deadLetterMaxEntries(), settings.commands().retention()),
                 settings.janitor().scanCount(), settings.redis().commandTimeout());
         instance.events().on(InstanceEvent.COMMAND, dispatcher::wake).on(InstanceEvent.REPLY, replies::finished);
-        sweep = new CommandSweep(expiry, dispatcher::wake, settings.commands(), settings.redis().commandTimeout(),
-                threads.jobs());
+        // A send's own timer ends it at the reply timeout; its finish may take up to a call timeout more.
+        Duration inFlightLimit = settings.commands().replyTimeout()
+                .plus(settings.redis().commandTimeout().multipliedBy(2));
+        CommandHandBack handBack = new CommandHandBack(async, keys, settings.commands().deadLetterMaxEntries(),
+                settings.commands().retention());
+        InFlightCheck inFlight = new InFlightCheck(async, keys, instance.identity()::id, handBack, shared.metrics(),
+                inFlightLimit, settings.janitor().scanCount(), settings.redis().commandTimeout());
+        sweep = new CommandSweep(expiry, inFlight, dispatcher::wake, settings.commands(),
+                settings.redis().commandTimeout(), threads.jobs());
         sweep.start();
     }
 

@@ -48,7 +48,8 @@ public final class InstancePart implements Part {
         LogContext.instance(id);
         heartbeat = new HeartbeatRenewer(async, keys, identity, settings.instance().heartbeatTtl(),
                 settings.instance().heartbeatInterval(), settings.redis().commandTimeout(),
-                settings.instance().maxKnownInstances(), shared.sessions()::size);
+                settings.instance().maxKnownInstances(), shared.sessions()::size,
+                settings.instance().heartbeatDeleteMeans());
         heartbeat.create();
         directory = new InstanceDirectory(async, keys);
         Long forgotten = directory.forgetDead().toCompletableFuture().join();

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.lettuce.core.RestoreArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -15,11 +18,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.fleetpipe.teltonika.codec.testing.GoldenVectors;
+import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 import org.fleetpipe.teltonika.registry.InstanceConflictException;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -30,6 +35,7 @@ import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.InProcessServers;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * Instances in one JVM sharing one real Redis: ownership, takeover, stop, remote shutdown, expiry,
@@ -46,9 +52,13 @@ class InstanceLifecycleIT {
     private RedisFixture redis;
     private InProcessServers cluster;
     private RedisCommands<String, String> commands;
+    private final ListAppender<ILoggingEvent> heartbeatLog = new ListAppender<>();
+    private final Logger heartbeatLogger = (Logger) LoggerFactory.getLogger(HeartbeatRenewer.class);
 
     @BeforeEach
     void connect(RedisFixture redis) {
+        heartbeatLog.start();
+        heartbeatLogger.addAppender(heartbeatLog);
         this.redis = redis;
         cluster = new InProcessServers(redis, Map.of("heartbeat.ttl", TTL.toMillis() + "ms", "heartbeat.interval", "300ms",
                 "redis.command-timeout", "1s", "api-token", TOKEN));
@@ -58,6 +68,13 @@ class InstanceLifecycleIT {
     @AfterEach
     void tearDown() throws Exception {
         cluster.close();
+        heartbeatLogger.detachAppender(heartbeatLog);
+    }
+
+    /** The lines the heartbeat logged about {@code id} that start with {@code start}. */
+    private List<String> heartbeatLines(String start, String id) {
+        return heartbeatLog.list.stream().map(ILoggingEvent::getFormattedMessage)
+                .filter(line -> line.startsWith(start) && line.contains("instance=" + id + " ")).toList();
     }
 
     private IngestionServer server(String prefix) throws InterruptedException {
@@ -212,6 +229,65 @@ class InstanceLifecycleIT {
         assertThat(commands.exists("instance:heartbeat:" + id, "instance:shutdown:" + id)).isZero();
         assertThat(commands.zscore("instance:ids", id)).isNull();
         assertThat(commands.exists("instance:heartbeat:" + b.instanceId())).isEqualTo(1);
+        assertThat(heartbeatLines("retired:", id)).as("the stop log says what the clean stop removed")
+                .containsExactly("retired: instance=" + id + " heartbeat=1 ids=1 marker=1");
+    }
+
+    @Test
+    void heartbeatDeleted_whenDeleteMeansShutdown_drainsTheInstance_andLeavesNoKeyOfIt() throws Exception {
+        IngestionServer a = server("a", Map.of("heartbeat.delete-means", "shutdown"));
+        CountDownLatch asked = new CountDownLatch(1);
+        a.onRemoteShutdown(() -> {
+            asked.countDown();
+            try {
+                a.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        DeviceClient device = loggedIn(a);
+        String id = a.instanceId();
+
+        // The operations design's remote shutdown.
+        commands.del("instance:heartbeat:" + id);
+
+        assertThat(asked.await(15, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(device::closedByServer);
+        await().atMost(Duration.ofSeconds(10)).until(() -> commands.hget("connections:registry", IMEI) == null);
+        assertThat(a.instanceId()).as("no new id: it stopped instead").isEqualTo(id);
+        assertThat(commands.exists("instance:heartbeat:" + id, "instance:shutdown:" + id)).isZero();
+        assertThat(commands.zscore("instance:ids", id)).isNull();
+        assertThat(heartbeatLines("retired:", id)).containsExactly("retired: instance=" + id + " heartbeat=0 ids=1 marker=0");
+    }
+
+    @Test
+    void shutdownMarkerSet_theInstanceTakesNoCommandAfterwards_evenBeforeItStops() throws Exception {
+        // Renewals far apart: the take, not the renewal, is what must see the marker.
+        IngestionServer a = server("a", Map.of("heartbeat.ttl", "60s", "heartbeat.interval", "30s"));
+        AtomicBoolean stopAsked = neverStopped(a);
+        DeviceClient device = loggedIn(a);
+        String id = a.instanceId();
+        commands.set("instance:shutdown:" + id, "operator");
+
+        HttpResponse<String> queued = postCommand(a);
+
+        assertThat(queued.statusCode()).isEqualTo(202);
+        // The enqueue woke the instance holding the device; it must leave the command queued.
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                .until(() -> commands.llen("commands:queue:" + IMEI) == 1L
+                        && commands.hlen("commands:inflight:" + id) == 0L);
+        assertThat(commands.hget("command:" + commands.lindex("commands:queue:" + IMEI, 0), "status"))
+                .isEqualTo("queued");
+        assertThat(device.closedByServer(200)).isFalse();
+        assertThat(stopAsked).as("the renewal had not read the marker yet").isFalse();
+    }
+
+    private HttpResponse<String> postCommand(IngestionServer to) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + to.httpAddress().getPort()
+                        + "/api/v1/devices/" + IMEI + "/commands"))
+                .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"getinfo\"}")).build();
+        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> postShutdown(IngestionServer to, String id) throws Exception {

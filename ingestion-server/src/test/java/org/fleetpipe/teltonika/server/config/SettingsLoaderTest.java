@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
+import org.fleetpipe.teltonika.registry.HeartbeatDeleteMeans;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -106,6 +107,14 @@ class SettingsLoaderTest {
         assertThat(ref.getString("admission.udp")).isEqualTo("tcp-known");
         assertThat(ref.getInt("limits.max-udp-records-per-second")).isEqualTo(20_000);
         assertThat(ref.getInt("limits.max-accepts-per-network-per-second")).isEqualTo(200);
+    }
+
+    @Test
+    void heartbeatDeleteMeans_isExpiryByDefault_andShutdownWhenTheVariableSaysSo() {
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of(), Map.of()).instance().heartbeatDeleteMeans())
+                .isEqualTo(HeartbeatDeleteMeans.EXPIRY);
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("HEARTBEAT_DELETE_MEANS", "Shutdown"), Map.of())
+                .instance().heartbeatDeleteMeans()).isEqualTo(HeartbeatDeleteMeans.SHUTDOWN);
     }
 
     @Test
@@ -249,6 +258,8 @@ class SettingsLoaderTest {
                     + " (teltonika.server.limits.max-udp-records-per-second): must be 0 (no cap) or at least"
                     + " teltonika.server.limits.max-records-per-packet=255 (env MAX_RECORDS_PER_PACKET)",
             "BIND_ADDRESS | my host | BIND_ADDRESS=\"my host\" (teltonika.server.bind-address): not an IP address",
+            "HEARTBEAT_DELETE_MEANS | stop | HEARTBEAT_DELETE_MEANS=stop (teltonika.server.heartbeat.delete-means):"
+                    + " must be expiry or shutdown (any case)",
             "REDIS_URL | http://user:secret@redis:6379 | REDIS_URL=<hidden> (teltonika.server.redis.url): must start"
                     + " with redis://, rediss:// or redis-sentinel://",
             "TLS_PORT | 6000 | TLS_PORT=6000 (teltonika.server.tls.port): needs TLS_CERT_FILE"
