@@ -53,7 +53,7 @@ public final class CommandPart implements Part {
         expiry = new CommandExpiry(async, keys, settings.commands(), shared.metrics(), settings.redis().commandTimeout());
         deadInstanceCommands = new DeadInstanceCommands(async, keys, new CommandHandBack(async, keys,
                 settings.commands().deadLetterMaxEntries(), settings.commands().retention()),
-                settings.janitor().scanCount(), settings.redis().commandTimeout());
+                settings.janitor().scanCount(), settings.redis().commandTimeout(), shared.metrics());
         instance.events().on(InstanceEvent.COMMAND, dispatcher::wake).on(InstanceEvent.REPLY, replies::finished);
         sweep = new CommandSweep(expiry, dispatcher::wake, settings.commands(), settings.redis().commandTimeout(),
                 threads.jobs());
