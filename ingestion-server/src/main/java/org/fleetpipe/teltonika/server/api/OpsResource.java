@@ -33,7 +33,10 @@ public final class OpsResource {
     public record DeadLetters(String kind, List<Object> entries) {
     }
 
-    /** What a purge removed, or would remove. */
+    /**
+     * What a purge removed, or would remove. {@code expiredCommands} is always 0: queued commands past
+     * their TTL are the command sweep's (kept so clients that read the field go on working).
+     */
     public record PurgeView(boolean dryRun, long expiredCommands, long orphanedCommands,
                             long frameDeadLettersPastTtl, long commandDeadLettersPastTtl, long elapsedMs) {
     }
@@ -132,7 +135,7 @@ public final class OpsResource {
     }
 
     private static PurgeView view(PurgeReport r) {
-        return new PurgeView(r.dryRun(), r.expiredCommands(), r.orphanedCommands(), r.frameDeadLetters(),
+        return new PurgeView(r.dryRun(), 0, r.orphanedCommands(), r.frameDeadLetters(),
                 r.commandDeadLetters(), r.elapsedMs());
     }
 

@@ -1,12 +1,12 @@
 package org.fleetpipe.teltonika.server.command;
 
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.redis.Blocking;
@@ -17,17 +17,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Fails into {@code dlq:commands} the commands nobody will deliver, never dropping one silently:
- * queued ones whose TTL passed (the {@link CommandSweep} every sweep interval, an operator's purge on
- * demand) and orphaned hashes, queued or sent but in no queue or in-flight place (the purge). A dry
- * run counts and changes nothing. The blocking calls are for the periodic jobs' threads only.
+ * queued ones whose TTL passed (the {@link CommandSweep}, every sweep interval: part of the command
+ * contract, never the purge's) and orphaned hashes, queued or sent but in no queue or in-flight place
+ * (the purge). A dry run counts and changes nothing. The blocking calls are for the periodic jobs'
+ * threads only.
  */
 public final class CommandExpiry {
 
     private static final Logger LOG = LoggerFactory.getLogger(CommandExpiry.class);
     /** Queued commands one expiry call looks at per device. */
     private static final int QUEUE_WINDOW = 100;
-    /** Devices with queued commands one purge looks at. */
-    private static final int DEVICES_PER_PURGE = 10_000;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -64,42 +63,30 @@ public final class CommandExpiry {
         return expired;
     }
 
-    /** {@link #expireQueued} for every device with queued commands (the first {@value #DEVICES_PER_PURGE}). */
-    public long expireAllQueued(boolean dryRun) {
-        long expired = 0;
-        for (String imei : Blocking.await(queuedDevices(0, DEVICES_PER_PURGE), timeout)) {
-            expired += expireQueued(imei, dryRun);
-        }
-        return expired;
-    }
-
-    /** SCANs at most {@code scanLimit} command hashes; those without expiry and without a place are orphans. */
+    /**
+     * SCANs at most {@code scanLimit} command hashes and fails the orphans among them: the script
+     * decides each one atomically (see {@code fail-orphan.lua}), so a command taken meanwhile is never
+     * failed while in flight. The calls of one SCAN page go out together.
+     */
     public long failOrphans(boolean dryRun, int scanLimit) {
-        long now = System.currentTimeMillis();
+        String now = Long.toString(System.currentTimeMillis());
+        String[] tail = {now, Long.toString(settings.retention().toMillis()),
+                Integer.toString(settings.deadLetterMaxEntries()), dryRun ? "1" : "0", keys.commandQueuePrefix(),
+                keys.commandsInFlight("")};
         long orphaned = 0;
         int inspected = 0;
         ScanCursor cursor = ScanCursor.INITIAL;
         ScanArgs args = ScanArgs.Builder.matches(keys.commandPrefix() + "*").limit(500);
         do {
             KeyScanCursor<String> page = await(redis.scan(cursor, args));
+            List<CompletionStage<Long>> verdicts = new ArrayList<>(page.getKeys().size());
             for (String key : page.getKeys()) {
                 inspected++;
-                if (await(redis.pttl(key)) != -1) {
-                    continue;
-                }
-                List<KeyValue<String, String>> c = await(redis.hmget(key, "id", "imei", "instance"));
-                String id = c.get(0).getValueOrElse(null);
-                String imei = c.get(1).getValueOrElse(null);
-                if (id == null || imei == null) {
-                    continue;
-                }
-                String instance = c.get(2).getValueOrElse(null);
-                orphaned += await(CommandScripts.FAIL_ORPHAN.<Long>call(redis, ScriptOutputType.INTEGER,
-                        new String[] {key, keys.commandQueue(imei),
-                                instance == null ? keys.commandsInFlight("-") : keys.commandsInFlight(instance),
-                                keys.commandDeadLetters()},
-                        id, Long.toString(now), Long.toString(settings.retention().toMillis()),
-                        Integer.toString(settings.deadLetterMaxEntries()), dryRun ? "1" : "0"));
+                verdicts.add(CommandScripts.FAIL_ORPHAN.call(redis, ScriptOutputType.INTEGER,
+                        new String[] {key, keys.commandDeadLetters()}, tail));
+            }
+            for (CompletionStage<Long> verdict : verdicts) {
+                orphaned += await(verdict);
             }
             cursor = page;
         } while (!cursor.isFinished() && inspected < scanLimit);

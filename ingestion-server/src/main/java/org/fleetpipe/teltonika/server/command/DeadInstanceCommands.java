@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.janitor.InstanceLeftovers;
 import org.fleetpipe.teltonika.registry.janitor.LeftoverTally;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 
 /**
  * The janitor's hook for commands: those a dead instance sent and got no reply for go back to the
@@ -32,15 +33,20 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
     private final CommandHandBack handBack;
     private final ScanArgs page;
     private final Duration callTimeout;
+    private final IngestionMetrics metrics;
 
-    /** {@code scanCount}: the HSCAN page size; {@code callTimeout}: how long each call may take. */
+    /**
+     * {@code scanCount}: the HSCAN page size; {@code callTimeout}: how long each call may take;
+     * {@code metrics}: where the commands failed as {@code attempts} are counted.
+     */
     public DeadInstanceCommands(RedisAsyncCommands<String, String> redis, RedisKeys keys, CommandHandBack handBack,
-                                int scanCount, Duration callTimeout) {
+                                int scanCount, Duration callTimeout, IngestionMetrics metrics) {
         this.redis = redis;
         this.keys = keys;
         this.handBack = handBack;
         this.page = ScanArgs.Builder.limit(scanCount);
         this.callTimeout = callTimeout;
+        this.metrics = metrics;
     }
 
     @Override
@@ -58,6 +64,11 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
         return "commands-handed-back=" + tally.handedBack() + " commands-failed-attempts=" + tally.failed();
     }
 
+    @Override
+    public String work() {
+        return "command-hand-back";
+    }
+
     private CompletionStage<Void> fromPage(String instance, ScanCursor cursor, LeftoverTally tally) {
         CompletionStage<MapScanCursor<String, String>> entries =
                 timed(redis.hscan(keys.commandsInFlight(instance), cursor, page));
@@ -73,6 +84,8 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
         List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + HAND_BACK_BATCH));
         return timed(handBack.ofDeadInstance(instance, batch)).thenCompose(outcome -> {
             tally.add(outcome.handedBack(), outcome.failed());
+            // Counted as each call is done, like the instance's own hand-backs (CommandDispatcher).
+            metrics.command("attempts", outcome.failed());
             int next = from + HAND_BACK_BATCH;
             return next < imeis.size() ? fromBatch(instance, imeis, next, tally)
                     : CompletableFuture.<Void>completedFuture(null);

@@ -18,6 +18,7 @@ import java.util.Map;
 import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
+import org.fleetpipe.teltonika.server.ops.PurgeMode;
 
 /**
  * Reads {@link ServerSettings}: environment variables (env-overrides.conf) over system properties
@@ -129,7 +130,9 @@ public final class SettingsLoader {
                 longIn(c, "ops.queue-health.dead-letters-unhealthy-size", 1, Long.MAX_VALUE),
                 longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE),
                 positive(c, "dead-letters.ttl"), positive(c, "ops.purge.interval"),
-                intIn(c, "ops.purge.orphan-scan-per-pass", 1, 10_000_000));
+                intIn(c, "ops.purge.orphan-scan-per-pass", 1, 10_000_000), bool(c, "dead-letters.enabled"),
+                bool(c, "ops.queue-health.enabled"), PurgeMode.of(oneOf(c, "ops.purge.mode", PurgeMode.OFF.label(),
+                        PurgeMode.DRY_RUN.label(), PurgeMode.LIVE.label())));
     }
 
     private static JanitorSettings janitor(Config c) {

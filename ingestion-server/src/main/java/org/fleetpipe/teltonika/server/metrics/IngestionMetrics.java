@@ -31,6 +31,7 @@ public final class IngestionMetrics {
     private final Map<String, Counter> commands = new ConcurrentHashMap<>();
     private final Map<String, Counter> registryActions = new ConcurrentHashMap<>();
     private final Map<String, Counter> purged = new ConcurrentHashMap<>();
+    private final Map<String, Counter> purgePasses = new ConcurrentHashMap<>();
     private final Map<String, Counter> deadLettersDropped = new ConcurrentHashMap<>();
     private final Counter udpOverBudget;
     private final Counter acceptsOverNetworkShare;
@@ -99,11 +100,13 @@ public final class IngestionMetrics {
         for (String action : new String[] {"claim", "claim-replaced", "release", "release-not-owner", "taken-over"}) {
             registryCounter(action);
         }
-        for (String what : new String[] {"expired-command", "orphaned-command", "frame-dead-letter",
-                "command-dead-letter"}) {
-            purgedCounter(what);
+        for (String mode : new String[] {"dry-run", "live"}) {
+            for (String what : new String[] {"orphaned-command", "frame-dead-letter", "command-dead-letter"}) {
+                purgedCounter(what, mode);
+            }
+            purgePassCounter(mode);
         }
-        for (String reason : new String[] {"rate", "address-rate"}) {
+        for (String reason : new String[] {"rate", "address-rate", "disabled"}) {
             deadLetterDroppedCounter(reason);
         }
         ackLatency = Timer.builder("teltonika.ack.latency")
@@ -170,7 +173,7 @@ public final class IngestionMetrics {
 
     /**
      * A refused frame that was counted but not stored in dlq:frames: {@code rate} (the instance's
-     * rate) or {@code address-rate} (its source address's rate).
+     * rate), {@code address-rate} (its source address's rate) or {@code disabled} (DLQ_ENABLED=false).
      */
     public void deadLetterDropped(String reason) {
         deadLetterDroppedCounter(reason).increment();
@@ -272,13 +275,23 @@ public final class IngestionMetrics {
                 .register(registry));
     }
 
-    /** What a purge removed, by what it was. */
-    public void purged(String what, long n) {
-        purgedCounter(what).increment(n);
+    /** What a purge removed ({@code mode} live) or would have removed ({@code mode} dry-run), by what it was. */
+    public void purged(String what, String mode, long n) {
+        purgedCounter(what, mode).increment(n);
     }
 
-    private Counter purgedCounter(String what) {
-        return purged.computeIfAbsent(what, w -> Counter.builder("teltonika.purge.removed").tag("what", w)
+    private Counter purgedCounter(String what, String mode) {
+        return purged.computeIfAbsent(what + "/" + mode, k -> Counter.builder("teltonika.purge.removed")
+                .tag("what", what).tag("mode", mode).register(registry));
+    }
+
+    /** One purge pass ran, scheduled or on demand, in {@code mode} live or dry-run. */
+    public void purgePass(String mode) {
+        purgePassCounter(mode).increment();
+    }
+
+    private Counter purgePassCounter(String mode) {
+        return purgePasses.computeIfAbsent(mode, m -> Counter.builder("teltonika.purge.passes").tag("mode", m)
                 .register(registry));
     }
 

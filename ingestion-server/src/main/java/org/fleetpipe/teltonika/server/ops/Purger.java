@@ -3,6 +3,8 @@ package org.fleetpipe.teltonika.server.ops;
 import io.lettuce.core.Range;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
@@ -13,10 +15,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes what nobody will ever use, on a ticker and on demand: orphaned command hashes (failed
- * into {@code dlq:commands}, never dropped silently), and dead letters past their TTL; on demand
- * also the queued commands past their TTL, which the command sweep fails on its own otherwise. A dry run counts and changes nothing. Every purge logs and
- * counts what it removed and why.
+ * Removes what nobody will ever use: orphaned command hashes (failed into {@code dlq:commands},
+ * never dropped silently) and dead letters past their TTL. Scheduled passes do what
+ * {@code PURGE_MODE} says (nothing, count only, or remove); a purge on demand says it itself. Queued
+ * commands past their TTL are the command sweep's, never the purge's. Every pass logs and counts,
+ * by mode, what it removed or would remove.
  */
 public final class Purger implements AutoCloseable {
 
@@ -43,11 +46,20 @@ public final class Purger implements AutoCloseable {
         this.jobs = jobs;
     }
 
+    /** Schedules the passes PURGE_MODE asks for; {@code off} schedules none. */
     public void start() {
+        PurgeMode mode = settings.purgeMode();
         Duration period = settings.purgeInterval();
+        if (mode == PurgeMode.OFF) {
+            LOG.info("scheduled purge: mode=off (PURGE_MODE), no pass runs; POST /api/v1/purge still purges on demand");
+            return;
+        }
+        boolean dryRun = mode == PurgeMode.DRY_RUN;
+        LOG.info("scheduled purge: mode={} every={}{}", mode.label(), period,
+                dryRun ? " (counts and logs what it would remove, removes nothing; PURGE_MODE=live removes)" : "");
         job = jobs.start("purge", PeriodicJobs.randomPartOf(period), period, () -> {
             try {
-                purge(false, false);
+                purge(dryRun);
             } catch (RuntimeException e) {
                 LOG.warn("purge failed, next one in {}: {}", period, e.toString());
             }
@@ -55,8 +67,8 @@ public final class Purger implements AutoCloseable {
     }
 
     /** A purge on the periodic jobs' threads, for the API: the caller's event loop never blocks. */
-    public java.util.concurrent.CompletableFuture<PurgeReport> purgeSoon(boolean dryRun) {
-        java.util.concurrent.CompletableFuture<PurgeReport> result = new java.util.concurrent.CompletableFuture<>();
+    public CompletableFuture<PurgeReport> purgeSoon(boolean dryRun) {
+        CompletableFuture<PurgeReport> result = new CompletableFuture<>();
         jobs.execute(() -> {
             try {
                 result.complete(purge(dryRun));
@@ -67,42 +79,34 @@ public final class Purger implements AutoCloseable {
         return result;
     }
 
-    /** One purge, as an operator asks for it; blocks the calling thread (never an event loop). */
+    /** One pass, removing or ({@code dryRun}) only counting; blocks the calling thread (never an event loop). */
     public PurgeReport purge(boolean dryRun) {
-        return purge(dryRun, true);
-    }
-
-    /**
-     * {@code queued}: also the queued commands past their TTL, which the command sweep fails on its own
-     * every sweep interval, so the periodic purge leaves them to it.
-     */
-    private PurgeReport purge(boolean dryRun, boolean queued) {
         long start = System.nanoTime();
         long now = System.currentTimeMillis();
-        long expired = queued ? commands.expireAllQueued(dryRun) : 0;
         long orphaned = commands.failOrphans(dryRun, settings.orphanScanPerPass());
         Range<Long> old = Range.create(0L, now - settings.deadLetterTtl().toMillis());
         long frames = dryRun ? await(redis.zcount(keys.frameDeadLetters(), old))
                 : await(redis.zremrangebyscore(keys.frameDeadLetters(), old));
         long commandLetters = dryRun ? await(redis.zcount(keys.commandDeadLetters(), old))
                 : await(redis.zremrangebyscore(keys.commandDeadLetters(), old));
-        PurgeReport report = new PurgeReport(dryRun, expired, orphaned, frames, commandLetters,
+        PurgeReport report = new PurgeReport(dryRun, orphaned, frames, commandLetters,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-        if (!dryRun) {
-            metrics.purged("expired-command", expired);
-            metrics.purged("orphaned-command", orphaned);
-            metrics.purged("frame-dead-letter", frames);
-            metrics.purged("command-dead-letter", commandLetters);
-        }
+        String mode = report.mode().label();
+        // A dry run counts too: what it would remove is what an operator weighs before going live.
+        metrics.purgePass(mode);
+        metrics.purged("orphaned-command", mode, orphaned);
+        metrics.purged("frame-dead-letter", mode, frames);
+        metrics.purged("command-dead-letter", mode, commandLetters);
         if (report.total() > 0 || dryRun) {
-            LOG.info("purge{}: expired-commands={} orphaned-commands={} frame-dead-letters-past-ttl={} "
-                            + "command-dead-letters-past-ttl={} elapsed={}ms", dryRun ? " (dry run)" : "", expired,
-                    orphaned, frames, commandLetters, report.elapsedMs());
+            // mode=dry-run: the counts are what a live pass would remove now.
+            LOG.info("purge: mode={} orphaned-commands={} frame-dead-letters-past-ttl={} "
+                            + "command-dead-letters-past-ttl={} elapsed={}ms", mode, orphaned, frames, commandLetters,
+                    report.elapsedMs());
         }
         return report;
     }
 
-    private <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+    private <T> T await(CompletionStage<T> stage) {
         return Blocking.await(stage, timeout);
     }
 

@@ -55,7 +55,7 @@ public final class CommandPart implements Part {
         expiry = new CommandExpiry(async, keys, settings.commands(), shared.metrics(), settings.redis().commandTimeout());
         deadInstanceCommands = new DeadInstanceCommands(async, keys, new CommandHandBack(async, keys,
                 settings.commands().deadLetterMaxEntries(), settings.commands().retention()),
-                settings.janitor().scanCount(), settings.redis().commandTimeout());
+                settings.janitor().scanCount(), settings.redis().commandTimeout(), shared.metrics());
         instance.events().on(InstanceEvent.COMMAND, dispatcher::wake).on(InstanceEvent.REPLY, replies::finished);
         // A send's own timer ends it at the reply timeout; its finish may take up to a call timeout more.
         Duration inFlightLimit = settings.commands().replyTimeout()

@@ -43,7 +43,9 @@ public final class OpsPart implements Part {
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
                 settings.redis().commandTimeout(), commands.deadInstanceCommands()), settings.janitor(),
                 janitorMetrics, threads.jobs());
-        queueHealth.start();
+        if (settings.ops().queueHealthEnabled()) {
+            queueHealth.start();
+        }
         purger.start();
         janitor.start();
     }

@@ -18,6 +18,7 @@ import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteMetrics;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
+import org.fleetpipe.teltonika.server.ingest.UnstoredDeadLetters;
 import org.fleetpipe.teltonika.server.stream.DeviceStreamShares;
 import org.fleetpipe.teltonika.server.stream.StreamMetrics;
 import org.fleetpipe.teltonika.server.stream.StreamRetention;
@@ -66,7 +67,9 @@ public final class TelemetryPart implements Part {
         health = new StreamHealth(retention::last, retention::lastSuccessAt, settings.telemetry().retention(),
                 backpressure);
         StreamMetrics.bind(shared.registry(), retention, backpressure);
-        deadLetters = new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, instance.identity()::id,
+        // DLQ_ENABLED=false: refused frames are counted and logged, never stored (failed commands always are).
+        deadLetters = !settings.ops().deadLettersEnabled() ? new UnstoredDeadLetters(shared.metrics())
+                : new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, instance.identity()::id,
                 settings.telemetry().deadLetterMaxEntries(), settings.telemetry().deadLetterMaxFrameBytes(),
                 settings.devices().hostile().deadLetterUnauthenticatedBytes(), shared.metrics()),
                 settings.devices().hostile().deadLettersPerSecond(),

@@ -12,6 +12,7 @@ import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
 import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.registry.janitor.SweepResult;
+import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -45,7 +46,8 @@ class DeadInstanceCommandsIT {
         JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0.1, dryRun, scanCount);
         return new RegistryJanitor(connection.async(), keys, settings, new JanitorMetrics(meters), TIMEOUT,
                 new DeadInstanceCommands(connection.async(), keys,
-                        new CommandHandBack(connection.async(), keys, 100, Duration.ofDays(1)), scanCount, TIMEOUT));
+                        new CommandHandBack(connection.async(), keys, 100, Duration.ofDays(1)), scanCount, TIMEOUT,
+                        new IngestionMetrics(meters)));
     }
 
     private static String imei(int i) {
@@ -81,6 +83,33 @@ class DeadInstanceCommandsIT {
                 .contains("\"id\":\"c" + (inFlight - 1) + "\"");
         assertThat(redis.hget("commands:inflight:live-1", imei(900))).as("a live instance's are left alone")
                 .isEqualTo("live-c:1");
+        assertThat(meters.get("teltonika.commands").tag("outcome", "attempts").counter().count())
+                .as("the janitor's failures count like the instance's own").isEqualTo(1.0);
+    }
+
+    @Test
+    void dryRun_handsNothingBack_failsNothing_andSaysWhatItPaused() {
+        sentCommand("dead-5", imei(1), "c1", 1, 3);
+        sentCommand("dead-5", imei(2), "c2", 3, 3);
+        redis.zadd("instance:ids", 1, "dead-5");
+
+        SweepResult result = janitor(true, 50).sweepOnce();
+
+        assertThat(result.leftoversHandedBack()).isZero();
+        assertThat(result.leftoversFailed()).isZero();
+        assertThat(result.leftoversSummary()).isEqualTo("paused=eviction,command-hand-back,id-cleanup");
+        assertThat(redis.hget("commands:inflight:dead-5", imei(1))).isEqualTo("c1:1");
+        assertThat(redis.hget("command:c2", "status")).isEqualTo("sent");
+        assertThat(redis.zcard("dlq:commands")).isZero();
+        assertThat(redis.zscore("instance:ids", "dead-5")).as("the id cleanup is paused too").isNotNull();
+        assertThat(meters.get("teltonika.commands").tag("outcome", "attempts").counter().count()).isZero();
+
+        SweepResult live = janitor(false, 50).sweepOnce();
+
+        assertThat(live.leftoversSummary()).isEqualTo("commands-handed-back=1 commands-failed-attempts=1");
+        assertThat(redis.hget("command:c2", "reason")).isEqualTo("attempts");
+        assertThat(meters.get("teltonika.commands").tag("outcome", "attempts").counter().count()).isEqualTo(1.0);
+        assertThat(redis.zscore("instance:ids", "dead-5")).isNull();
     }
 
     /** A command that {@code instance} sent {@code attempts} times and awaits the reply of. */

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.registry.HeartbeatDeleteMeans;
+import org.fleetpipe.teltonika.server.ops.PurgeMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -115,6 +116,32 @@ class SettingsLoaderTest {
                 .isEqualTo(HeartbeatDeleteMeans.EXPIRY);
         assertThat(SettingsLoader.loadWithEnvironment(Map.of("HEARTBEAT_DELETE_MEANS", "Shutdown"), Map.of())
                 .instance().heartbeatDeleteMeans()).isEqualTo(HeartbeatDeleteMeans.SHUTDOWN);
+    }
+
+    @Test
+    void load_whenNothingOverridden_thenTheRolloutSwitchesAreDeadLettersOnHealthOnAndADryRunPurge() {
+        Config ref = ConfigFactory.parseResources(SettingsLoader.class, "/reference.conf")
+                .resolve().getConfig("teltonika.server");
+        assertThat(ref.getBoolean("dead-letters.enabled")).isTrue();
+        assertThat(ref.getBoolean("ops.queue-health.enabled")).isTrue();
+        assertThat(ref.getString("ops.purge.mode")).isEqualTo("dry-run");
+
+        ServerSettings s = SettingsLoader.loadWithEnvironment(Map.of(), Map.of());
+
+        assertThat(s.ops().deadLettersEnabled()).isTrue();
+        assertThat(s.ops().queueHealthEnabled()).isTrue();
+        assertThat(s.ops().purgeMode()).isEqualTo(PurgeMode.DRY_RUN);
+    }
+
+    @ParameterizedTest(name = "PURGE_MODE={0}")
+    @CsvSource({"off, OFF", "dry-run, DRY_RUN", "LIVE, LIVE", "' Dry-Run ', DRY_RUN"})
+    void load_whenPurgeModeAndSwitchesSet_thenTheOpsSettingsHoldThem(String mode, PurgeMode expected) {
+        ServerSettings s = SettingsLoader.loadWithEnvironment(Map.of("PURGE_MODE", mode, "DLQ_ENABLED", "false",
+                "QUEUE_HEALTH_ENABLED", "FALSE"), Map.of());
+
+        assertThat(s.ops().purgeMode()).isEqualTo(expected);
+        assertThat(s.ops().deadLettersEnabled()).isFalse();
+        assertThat(s.ops().queueHealthEnabled()).isFalse();
     }
 
     @Test
@@ -250,6 +277,14 @@ class SettingsLoaderTest {
                     + " error, off (any case)",
             "IMEI_LUHN_CHECK | maybe | IMEI_LUHN_CHECK=maybe (teltonika.server.imei-luhn-check): must be true or false",
             "JANITOR_JITTER | 1.5 | JANITOR_JITTER=1.5 (teltonika.server.janitor.jitter): must be a number in 0..1",
+            "PURGE_MODE | true | PURGE_MODE=true (teltonika.server.ops.purge.mode): must be one of off, dry-run, live"
+                    + " (any case)",
+            "PURGE_MODE | dry_run | PURGE_MODE=dry_run (teltonika.server.ops.purge.mode): must be one of off,"
+                    + " dry-run, live (any case)",
+            "DLQ_ENABLED | disabled | DLQ_ENABLED=disabled (teltonika.server.dead-letters.enabled): must be true or"
+                    + " false",
+            "QUEUE_HEALTH_ENABLED | 0 | QUEUE_HEALTH_ENABLED=0 (teltonika.server.ops.queue-health.enabled): must be"
+                    + " true or false",
             "DEVICE_ADMISSION | closed | DEVICE_ADMISSION=closed (teltonika.server.admission.mode): must be open or"
                     + " allow-list (any case)",
             "UDP_ADMISSION | known | UDP_ADMISSION=known (teltonika.server.admission.udp): must be tcp-known or"

@@ -27,6 +27,11 @@ public interface InstanceLeftovers {
         public String describe(LeftoverTally tally) {
             return "leftovers-handed-back=" + tally.handedBack() + " leftovers-failed=" + tally.failed();
         }
+
+        @Override
+        public String work() {
+            return "leftover-hand-on";
+        }
     };
 
     /** Ids of the instances, live or dead, that may have left something behind. */
@@ -41,4 +46,7 @@ public interface InstanceLeftovers {
 
     /** The words for what one pass handed on, in the janitor's pass log line. */
     String describe(LeftoverTally tally);
+
+    /** The name of this work in log lines (one word, dashed), e.g. what a dry run pauses. */
+    String work();
 }

@@ -28,6 +28,11 @@ public final class JanitorTicker implements AutoCloseable {
     }
 
     public void start() {
+        if (settings.dryRun()) {
+            LOG.warn("janitor: JANITOR_DRY_RUN=true, passes only report what they would do; paused={} "
+                    + "(dead instances' registry entries stay, their in-flight commands are neither handed back "
+                    + "nor failed, their ids stay in instance:ids)", janitor.pausedInDryRun());
+        }
         job = jobs.start("janitor", nextGap(), this::nextGap, this::tick);
     }
 
@@ -40,16 +45,19 @@ public final class JanitorTicker implements AutoCloseable {
     /** One pass with its summary line; package-private so tests can drive it without waiting. */
     void tick() {
         try {
-            SweepResult r = janitor.sweepOnce();
-            LOG.info("janitor pass{}: scanned={} instances={} dead={} {}={} {} errors={} elapsed={}ms{}",
-                    r.dryRun() ? " (dry run)" : "", r.scanned(), r.instances(), r.deadInstances(),
-                    r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.leftoversSummary(), r.errors(),
-                    r.elapsed().toMillis(),
-                    r.evictedByInstance().isEmpty() ? "" : " by-instance=" + r.evictedByInstance());
+            LOG.info(line(janitor.sweepOnce()));
         } catch (Throwable t) {
             metrics.failedPass();
             LOG.warn("janitor pass failed, next one in {}: {}", settings.interval(), t.toString());
         }
+    }
+
+    /** The pass's log line; a dry run's names what it paused (its leftovers summary says so). */
+    static String line(SweepResult r) {
+        return String.format("janitor pass%s: scanned=%d instances=%d dead=%d %s=%d %s errors=%d elapsed=%dms%s",
+                r.dryRun() ? " (dry run)" : "", r.scanned(), r.instances(), r.deadInstances(),
+                r.dryRun() ? "would-evict" : "evicted", r.evicted(), r.leftoversSummary(), r.errors(),
+                r.elapsed().toMillis(), r.evictedByInstance().isEmpty() ? "" : " by-instance=" + r.evictedByInstance());
     }
 
     @Override

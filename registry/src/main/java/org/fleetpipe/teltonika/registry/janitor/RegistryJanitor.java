@@ -107,9 +107,18 @@ public final class RegistryJanitor {
         long total = evicted.values().stream().mapToLong(Long::longValue).sum();
         SweepResult result = new SweepResult(scanned, alive.size(), (int) dead, total, errors,
                 Duration.ofNanos(System.nanoTime() - start), settings.dryRun(), evicted, handedOn.handedBack(),
-                handedOn.failed(), leftovers.describe(handedOn));
+                handedOn.failed(), settings.dryRun() ? "paused=" + pausedInDryRun() : leftovers.describe(handedOn));
         metrics.pass(result);
         return result;
+    }
+
+    /**
+     * What a dry run does not do, comma-separated for a log line: the eviction itself, the hand-on
+     * of dead instances' leftovers (the hook's {@link InstanceLeftovers#work()}, e.g. the command
+     * hand-back) and the removal of dead ids from the known ids.
+     */
+    public String pausedInDryRun() {
+        return "eviction," + leftovers.work() + ",id-cleanup";
     }
 
     /**
