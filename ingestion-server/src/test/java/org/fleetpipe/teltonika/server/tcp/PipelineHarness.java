@@ -17,6 +17,8 @@ import java.time.Duration;
 import org.fleetpipe.teltonika.server.admission.Admission;
 import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
+import org.fleetpipe.teltonika.server.capture.CaptureMetrics;
+import org.fleetpipe.teltonika.server.capture.CaptureSink;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
@@ -61,10 +63,15 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     PipelineHarness(Map<String, ?> overrides, Admission admission, DeviceCommands commands) {
+        this(overrides, admission, commands, CaptureSink.NONE);
+    }
+
+    PipelineHarness(Map<String, ?> overrides, Admission admission, DeviceCommands commands, CaptureSink captures) {
         settings = SettingsLoader.load(overrides);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
                 devices, inFlight, commands, admission, NewImeiLimit.OFF, new RefusalLog(Duration.ofMinutes(1)),
-                new DeviceRateLimits(settings.devices().hostile().deviceRates(), 1000, rateNanos::get)));
+                new DeviceRateLimits(settings.devices().hostile().deviceRates(), 1000, rateNanos::get),
+                new CaptureTaps(captures, new CaptureMetrics(registry), sessions)));
     }
 
     /** A new device connection, active as if just accepted. */
