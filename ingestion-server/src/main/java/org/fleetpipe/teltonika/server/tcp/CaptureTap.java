@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@code in}, {@code dead-lettered <reason>}: bytes dead-lettered (the connection closes): a
  * frame that could not be cut, or one cut (so captured just before) that did not decode;
  * {@code refused <reason>}: a frame dead-lettered while the connection stays;</li>
- * <li>{@code closed by the device} ({@code in}) or {@code closed <reason>} ({@code out}), no hex;</li>
+ * <li>{@code closed <reason>}, no hex: {@code in} when the device or its network ended the
+ * connection ({@code peer-closed}, {@code io-error}), {@code out} when the server did;</li>
  * <li>no hex, {@code <n> entries not captured}: Redis was too slow or failing for them.</li>
  * </ul>
  * Entries are stored asynchronously, at most {@value #MAX_WAITING} waiting for Redis; the store
@@ -112,11 +113,9 @@ final class CaptureTap extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         DisconnectReason reason = DeviceSession.of(ctx.channel()).closeReason();
-        if (reason == null) {
-            record(CaptureEntry.IN, "", "closed by the device");
-        } else {
-            record(CaptureEntry.OUT, "", "closed " + reason.label());
-        }
+        // The device (or its network) ended the connection, or the server did.
+        boolean byDevice = reason == DisconnectReason.PEER_CLOSED || reason == DisconnectReason.IO_ERROR;
+        record(byDevice ? CaptureEntry.IN : CaptureEntry.OUT, "", "closed " + reason.label());
         ctx.fireChannelInactive();
     }
 

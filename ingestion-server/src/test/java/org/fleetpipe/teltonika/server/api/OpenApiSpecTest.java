@@ -25,7 +25,7 @@ class OpenApiSpecTest {
         table().routes().forEach(route -> routed.add(route.operation()));
 
         assertThat(OpenApiDocument.served().operations()).isEqualTo(routed);
-        assertThat(routed).hasSize(14).contains("GET /api/v1/openapi.yaml", "GET /api/v1/command-templates");
+        assertThat(routed).hasSize(17).contains("GET /api/v1/openapi.yaml", "GET /api/v1/command-templates");
     }
 
     @Test

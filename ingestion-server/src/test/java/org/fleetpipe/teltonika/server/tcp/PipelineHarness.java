@@ -47,6 +47,8 @@ final class PipelineHarness implements AutoCloseable {
     final ServerSettings settings;
     /** The device rate budgets' clock, moved by the tests. */
     final AtomicLong rateNanos = new AtomicLong();
+    /** The support captures' taps, over the sink the test gave. */
+    final CaptureTaps captureTaps;
     private final TcpChannelInitializer initializer;
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
@@ -68,10 +70,11 @@ final class PipelineHarness implements AutoCloseable {
 
     PipelineHarness(Map<String, ?> overrides, Admission admission, DeviceCommands commands, CaptureSink captures) {
         settings = SettingsLoader.load(overrides);
+        captureTaps = new CaptureTaps(captures, new CaptureMetrics(registry), sessions);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
                 devices, inFlight, commands, admission, NewImeiLimit.OFF, new RefusalLog(Duration.ofMinutes(1)),
                 new DeviceRateLimits(settings.devices().hostile().deviceRates(), 1000, rateNanos::get),
-                new CaptureTaps(captures, new CaptureMetrics(registry), sessions)));
+                captureTaps));
     }
 
     /** A new device connection, active as if just accepted. */
