@@ -9,6 +9,7 @@ import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.metrics.MetricsBootstrap;
 import org.fleetpipe.teltonika.server.parts.AdmissionPart;
 import org.fleetpipe.teltonika.server.parts.AnnouncePart;
+import org.fleetpipe.teltonika.server.parts.CapturePart;
 import org.fleetpipe.teltonika.server.parts.CommandPart;
 import org.fleetpipe.teltonika.server.parts.DeviceListenersPart;
 import org.fleetpipe.teltonika.server.parts.HttpPart;
@@ -87,8 +88,10 @@ public final class IngestionServer implements AutoCloseable {
         CommandPart commands = parts.start(new CommandPart(shared, redis, instance, threads));
         AdmissionPart admission = parts.start(new AdmissionPart(shared, redis, instance, threads));
         OpsPart ops = parts.start(new OpsPart(shared, redis, telemetry, commands, threads));
-        devices = parts.start(new DeviceListenersPart(shared, threads, instance, telemetry, commands, admission));
-        http = parts.start(new HttpPart(shared, redis, instance, commands, admission, ops, readiness));
+        CapturePart captures = parts.start(new CapturePart(shared, redis, instance));
+        devices = parts.start(new DeviceListenersPart(shared, threads, instance, telemetry, commands, admission,
+                captures));
+        http = parts.start(new HttpPart(shared, redis, instance, commands, admission, ops, captures, readiness));
         parts.start(new AnnouncePart(shared, redis, instance, commands, devices, http, () -> onRemoteShutdown.run()));
     }
 

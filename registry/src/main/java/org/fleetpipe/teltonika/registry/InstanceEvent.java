@@ -21,7 +21,9 @@ public enum InstanceEvent {
     /** A device held here was taken off the allow-list; the argument is its IMEI. */
     REVOKE("revoke"),
     /** An operator asked this instance to stop; the argument is its id. */
-    SHUTDOWN("shutdown");
+    SHUTDOWN("shutdown"),
+    /** A capture of a device held here started, changed or stopped; the argument is its IMEI. */
+    CAPTURE("capture");
 
     private static final Map<String, InstanceEvent> BY_VERB = new HashMap<>();
 

@@ -119,4 +119,19 @@ public final class RedisKeys {
     public String deniedDevices() {
         return prefix + "devices:denied";
     }
+
+    /** Hash of one device's active capture (end time, bytes written); it expires at the end. */
+    public String captureActive(String imei) {
+        return prefix + "capture:active:" + imei;
+    }
+
+    /** Stream of one device's captured frames, both ways; it expires a retention after the capture ends. */
+    public String capture(String imei) {
+        return prefix + "capture:" + imei;
+    }
+
+    /** Sorted set of the IMEIs with an active capture (score = its end), bounded by MAX_CAPTURES. */
+    public String capturesActive() {
+        return prefix + "captures:active";
+    }
 }

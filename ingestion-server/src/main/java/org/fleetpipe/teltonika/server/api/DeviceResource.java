@@ -8,7 +8,8 @@ import org.fleetpipe.teltonika.server.session.DeviceLookup;
 
 /**
  * {@code GET /api/v1/devices/{imei}}: where the device is connected, since when, and its last
- * record; {@code POST /api/v1/devices/{imei}/commands} goes to {@link CommandResource}.
+ * record; {@code POST /api/v1/devices/{imei}/commands} goes to {@link CommandResource}, the
+ * {@code /capture} operations to {@link CaptureResource}.
  */
 public final class DeviceResource {
 
@@ -18,16 +19,22 @@ public final class DeviceResource {
 
     private final DeviceLookup devices;
     private final CommandResource commands;
+    private final CaptureResource captures;
 
-    public DeviceResource(DeviceLookup devices, CommandResource commands) {
+    public DeviceResource(DeviceLookup devices, CommandResource commands, CaptureResource captures) {
         this.devices = devices;
         this.commands = commands;
+        this.captures = captures;
     }
 
     public ApiResource resource() {
-        return ApiResource.of("devices", "try GET /api/v1/devices/{imei} or POST /api/v1/devices/{imei}/commands",
+        return ApiResource.of("devices", "try GET /api/v1/devices/{imei}, POST /api/v1/devices/{imei}/commands or"
+                        + " POST|GET|DELETE /api/v1/devices/{imei}/capture",
                 Route.get("devices/{imei}", call -> withImei(call, this::status)),
-                Route.post("devices/{imei}/commands", call -> withImei(call, commands::submit)));
+                Route.post("devices/{imei}/commands", call -> withImei(call, commands::submit)),
+                Route.post("devices/{imei}/capture", call -> withImei(call, captures::start)),
+                Route.get("devices/{imei}/capture", call -> withImei(call, captures::read)),
+                Route.delete("devices/{imei}/capture", call -> withImei(call, captures::stop)));
     }
 
     private static void withImei(ApiCall call, BiConsumer<ApiCall, Imei> then) {

@@ -9,6 +9,7 @@ import com.typesafe.config.Config;
 import java.time.Duration;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.server.admission.AdmissionMode;
+import org.fleetpipe.teltonika.server.capture.CaptureSettings;
 
 /**
  * What a device connection may do: who may log in, how much it may send, how long it may take.
@@ -19,12 +20,14 @@ import org.fleetpipe.teltonika.server.admission.AdmissionMode;
  * @param maxUdpInFlight    datagrams written at once before the UDP socket stops reading
  * @param deviceInfoTtl     lifetime of device:info:{imei} once the device stored records
  * @param hostile           the bounds against hosts without credentials and misbehaving devices
+ * @param capture           the bounds of the support captures
  */
 public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Duration refusalLogInterval,
                              Duration denySweepInterval, int maxConnections, int maxConnectionsPerAddress,
                              int maxNewConnectionsPerAddressPerSecond, DecodeLimits decodeLimits,
                              int maxQueuedFrames, int maxUdpInFlight, Duration loginTimeout,
-                             Duration readIdleTimeout, Duration deviceInfoTtl, HostileClientLimits hostile) {
+                             Duration readIdleTimeout, Duration deviceInfoTtl, HostileClientLimits hostile,
+                             CaptureSettings capture) {
 
     static DeviceSettings from(Config c) {
         DecodeLimits limits = decodeLimits(c);
@@ -42,7 +45,10 @@ public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Dur
                 positive(c, "timeouts.login"),
                 positive(c, "timeouts.read-idle"),
                 positive(c, "registry.device-info-ttl"),
-                HostileClientLimits.from(c, limits));
+                HostileClientLimits.from(c, limits),
+                new CaptureSettings(positive(c, "capture.max-duration"), intIn(c, "capture.max-captures", 1, 100_000),
+                        positive(c, "capture.retention"),
+                        SettingValues.longIn(c, "capture.max-bytes", 4096, 1L << 30)));
     }
 
     private static DecodeLimits decodeLimits(Config c) {

@@ -34,6 +34,7 @@ public final class DeviceListenersPart implements Part {
     private final TelemetryPart telemetry;
     private final CommandPart commands;
     private final AdmissionPart admission;
+    private final CapturePart captures;
     private final TcpServer tcp = new TcpServer();
     private final TcpServer tls = new TcpServer();
     private final UdpServer udp = new UdpServer();
@@ -44,13 +45,14 @@ public final class DeviceListenersPart implements Part {
     private InetSocketAddress udpAddress;
 
     public DeviceListenersPart(Shared shared, ThreadsPart threads, InstancePart instance, TelemetryPart telemetry,
-                        CommandPart commands, AdmissionPart admission) {
+                        CommandPart commands, AdmissionPart admission, CapturePart captures) {
         this.shared = shared;
         this.threads = threads;
         this.instance = instance;
         this.telemetry = telemetry;
         this.commands = commands;
         this.admission = admission;
+        this.captures = captures;
     }
 
     @Override
@@ -68,7 +70,8 @@ public final class DeviceListenersPart implements Part {
         RefusalLog refusals = admission.refusals();
         TcpChannelInitializer plain = new TcpChannelInitializer(new PipelineServices(settings, shared.metrics(),
                 telemetry.writer(), telemetry.deadLetters(), shared.sessions(), instance.devices(), shared.pending(),
-                commands.dispatcher(), admission.admission(), admission.newImeis(), refusals, rates));
+                commands.dispatcher(), admission.admission(), admission.newImeis(), refusals, rates,
+                captures.taps()));
         AcceptRateLimit acceptLimit = acceptLimit(devices, refusals);
         String host = settings.listeners().bindAddress();
         tcpAddress = tcp.bind(threads.boss(), threads.workers(), host, settings.listeners().tcpPort(), plain, acceptLimit);

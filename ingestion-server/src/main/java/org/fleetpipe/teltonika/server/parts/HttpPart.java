@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
 import org.fleetpipe.teltonika.server.api.AdmissionResource;
+import org.fleetpipe.teltonika.server.api.CaptureResource;
 import org.fleetpipe.teltonika.server.api.CommandResource;
 import org.fleetpipe.teltonika.server.api.DeviceResource;
 import org.fleetpipe.teltonika.server.api.InstanceResource;
@@ -35,6 +36,7 @@ public final class HttpPart implements Part {
     private final CommandPart commands;
     private final AdmissionPart admission;
     private final OpsPart ops;
+    private final CapturePart captures;
     private final ServerReadiness readiness;
     private final OperatorHttpServer api = new OperatorHttpServer();
     private final OperatorHttpServer health = new OperatorHttpServer();
@@ -45,13 +47,14 @@ public final class HttpPart implements Part {
     private InetSocketAddress healthAddress;
 
     public HttpPart(Shared shared, RedisPart redis, InstancePart instance, CommandPart commands, AdmissionPart admission,
-             OpsPart ops, ServerReadiness readiness) {
+             OpsPart ops, CapturePart captures, ServerReadiness readiness) {
         this.shared = shared;
         this.redis = redis;
         this.instance = instance;
         this.commands = commands;
         this.admission = admission;
         this.ops = ops;
+        this.captures = captures;
         this.readiness = readiness;
     }
 
@@ -67,7 +70,8 @@ public final class HttpPart implements Part {
         CommandResource commandResource = new CommandResource(commands.service(), settings.commands(), shared.metrics());
         OperatorApi routes = OperatorApi.of(
                 new InstanceResource(instance.directory(), new RemoteShutdown(redis.async(), redis.keys())),
-                new DeviceResource(new DeviceLookup(redis.async(), redis.keys()), commandResource), commandResource,
+                new DeviceResource(new DeviceLookup(redis.async(), redis.keys()), commandResource,
+                        new CaptureResource(captures.service())), commandResource,
                 new OpsResource(ops.queueHealth(), ops.purger(), ops.deadLetters()),
                 new AdmissionResource(admission.lists(), settings.devices().admission()), new SpecResource());
         CachedScrape scrape = new CachedScrape(shared.registry()::scrape, Duration.ofSeconds(1));

@@ -34,6 +34,7 @@ final class FrameRejector {
         metrics.frameRejected(reason);
         DeviceSession session = DeviceSession.of(channel);
         InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        CaptureTaps.rejected(channel, raw, reason, false);
         deadLetters.record(session.isLoggedIn() ? FrameOrigin.loggedIn(address, session.imeiText())
                 : FrameOrigin.unauthenticated(address, null), reason, e.getMessage(), raw);
         Disconnector.close(channel, DisconnectReason.REJECTED_FRAME, e.getMessage());
@@ -48,6 +49,7 @@ final class FrameRejector {
      */
     CompletionStage<Void> refuseKeepingConnection(Channel channel, String reason, String detail, ByteBuf raw) {
         metrics.frameRejected(reason);
+        CaptureTaps.rejected(channel, raw, reason, true);
         InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         return deadLetters.record(FrameOrigin.loggedIn(address, DeviceSession.of(channel).imeiText()), reason, detail,
                 raw);

@@ -7,6 +7,7 @@ final class HandlerNames {
     static final String TLS = "tls";
     static final String IDLE = "idle";
     static final String FRAMES = "frames";
+    static final String CAPTURE = "capture";
     static final String SEQUENCER = "sequencer";
     static final String LOGIN = "login";
     static final String DEVICE_RATE = "device-rate";

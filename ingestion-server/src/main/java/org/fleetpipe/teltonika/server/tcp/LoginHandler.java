@@ -50,10 +50,11 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private final NewImeiLimit newImeis;
     private final RefusalLog refusals;
     private final IngestionMetrics metrics;
+    private final CaptureTaps captures;
 
     LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, ConnectionRegistry registry,
                  DeviceCommands commands, Admission admission, NewImeiLimit newImeis, RefusalLog refusals,
-                 IngestionMetrics metrics) {
+                 IngestionMetrics metrics, CaptureTaps captures) {
         this.luhnCheck = luhnCheck;
         this.readIdleMillis = readIdleMillis;
         this.sessions = sessions;
@@ -63,6 +64,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         this.newImeis = newImeis;
         this.refusals = refusals;
         this.metrics = metrics;
+        this.captures = captures;
     }
 
     @Override
@@ -116,7 +118,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
                 refuse(ctx, session, refusal, byNetwork ? RefusalLog.networkKey(channel.remoteAddress()) : imei.value(),
                         refusalDetail(refusal));
             } else if (channel.isActive()) {
-                admitted(ctx, session, imei);
+                admitted(ctx, session, imei, login.text());
             }
         }));
     }
@@ -130,7 +132,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         };
     }
 
-    private void admitted(ChannelHandlerContext ctx, DeviceSession session, Imei imei) {
+    private void admitted(ChannelHandlerContext ctx, DeviceSession session, Imei imei, String loginText) {
         Channel channel = ctx.channel();
         session.loggedIn(imei, System.currentTimeMillis());
         sessions.register(imei, channel);
@@ -142,20 +144,29 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         // 'deny' or 'revoke' message finds this session (registered above). RevocationSweeper covers
         // what slips through (a lost message, a claim re-sent after NOSCRIPT).
         CompletableFuture<String> recheck = admission.refusal(imei).toCompletableFuture();
+        // Whether the device is captured, asked behind the claim too: a capture started before this
+        // answers here; one started after the claim finds the registry naming this instance, and its
+        // 'capture' message finds this session. One lookup per login, no cache to go stale.
+        CompletableFuture<Long> capture = captures.activeUntil(imei.value()).toCompletableFuture();
         claim.whenComplete((previous, error) -> recheck.whenComplete((refusal, recheckError) ->
-                channel.eventLoop().execute(() -> {
+                capture.whenComplete((captureUntil, captureError) -> channel.eventLoop().execute(() -> {
                     if (recheckError != null) {
                         // The first lookup admitted it; this one only closes a narrow race, which
                         // RevocationSweeper covers too, so a failure here does not refuse the device.
                         metrics.redisError("admission-recheck");
                         LOG.debug("admission re-check failed imei={}: {}", imei.value(), recheckError.toString());
                     }
-                    claimed(ctx, session, previous, error, recheckError == null ? refusal : null);
-                })));
+                    if (captureError != null) {
+                        // A support tool: its failure never refuses a device.
+                        metrics.redisError("capture-lookup");
+                    }
+                    claimed(ctx, session, previous, error, recheckError == null ? refusal : null,
+                            captureError == null ? captureUntil : null, loginText);
+                }))));
     }
 
     private void claimed(ChannelHandlerContext ctx, DeviceSession session, String previous, Throwable error,
-                         String lateRefusal) {
+                         String lateRefusal, Long captureUntil, String loginText) {
         Channel channel = ctx.channel();
         if (error != null) {
             metrics.login(false, "registry-error");
@@ -179,6 +190,10 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         metrics.registryClaim(previous != null && !previous.isEmpty());
         LOG.info("device logged in imei={} remote={}{}", session.imeiText(), session.remote(),
                 previous == null ? "" : " (registry named " + previous + " before)");
+        if (captureUntil != null) {
+            // Before the answer, so the capture holds the login and its answer too.
+            captures.startAtLogin(channel, session.imeiText(), loginText, captureUntil);
+        }
         ctx.writeAndFlush(Acks.writeLogin(ctx.alloc().buffer(1), true));
         FrameSequencer.frameDone(channel);
         commands.loggedIn(session.imei(), channel);

@@ -22,9 +22,11 @@ import org.fleetpipe.teltonika.server.session.SessionTable;
  * @param newImeis  how many IMEIs new to the fleet one source network may bring in
  * @param refusals  rate-limited log of refused logins
  * @param rates     each device's budget of records and bytes per second
+ * @param captures  the support captures: which devices' frames go to their capture stream
  */
 public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
                                FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry,
                                PendingCalls inFlight, DeviceCommands commands, Admission admission,
-                               NewImeiLimit newImeis, RefusalLog refusals, DeviceRateLimits rates) {
+                               NewImeiLimit newImeis, RefusalLog refusals, DeviceRateLimits rates,
+                               CaptureTaps captures) {
 }

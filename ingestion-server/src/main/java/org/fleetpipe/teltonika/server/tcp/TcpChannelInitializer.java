@@ -80,7 +80,7 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.devices().maxQueuedFrames(), services.metrics()));
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.devices().imeiLuhnCheck(), s.devices().readIdleTimeout().toMillis(),
                 services.sessions(), services.registry(), services.commands(), services.admission(),
-                services.newImeis(), services.refusals(), services.metrics()));
+                services.newImeis(), services.refusals(), services.metrics(), services.captures()));
         if (services.rates().enabled()) {
             p.addLast(HandlerNames.DEVICE_RATE, new DeviceRateGate(services.rates(), services.metrics(),
                     services.refusals()));

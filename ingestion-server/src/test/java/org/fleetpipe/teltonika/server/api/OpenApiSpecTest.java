@@ -15,7 +15,7 @@ class OpenApiSpecTest {
     /** The table the server builds; the services are never called here. */
     static RouteTable table() {
         CommandResource commands = new CommandResource(null, null, null);
-        return OperatorApi.of(new InstanceResource(null, null), new DeviceResource(null, commands), commands,
+        return OperatorApi.of(new InstanceResource(null, null), new DeviceResource(null, commands, new CaptureResource(null)), commands,
                 new OpsResource(null, null, null), new AdmissionResource(null, null), new SpecResource()).table();
     }
 
@@ -25,7 +25,7 @@ class OpenApiSpecTest {
         table().routes().forEach(route -> routed.add(route.operation()));
 
         assertThat(OpenApiDocument.served().operations()).isEqualTo(routed);
-        assertThat(routed).hasSize(14).contains("GET /api/v1/openapi.yaml", "GET /api/v1/command-templates");
+        assertThat(routed).hasSize(17).contains("GET /api/v1/openapi.yaml", "GET /api/v1/command-templates");
     }
 
     @Test

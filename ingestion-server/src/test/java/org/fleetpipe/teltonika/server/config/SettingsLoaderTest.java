@@ -155,6 +155,17 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void load_whenCaptureSettingsGiven_thenTheDeviceSettingsHoldThem_elseTheDefaults() {
+        assertThat(SettingsLoader.load(Map.of()).devices().capture())
+                .isEqualTo(org.fleetpipe.teltonika.server.capture.CaptureSettings.DEFAULTS);
+        ServerSettings s = SettingsLoader.loadWithEnvironment(Map.of("CAPTURE_MAX_DURATION", "30m", "MAX_CAPTURES", "5",
+                "CAPTURE_RETENTION", "2h", "CAPTURE_MAX_BYTES", "65536"), Map.of());
+
+        assertThat(s.devices().capture()).isEqualTo(new org.fleetpipe.teltonika.server.capture.CaptureSettings(
+                java.time.Duration.ofMinutes(30), 5, java.time.Duration.ofHours(2), 65536));
+    }
+
+    @Test
     void load_whenOverridden_thenOverridesWin() {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("bind-address", "127.0.0.1");
@@ -244,7 +255,11 @@ class SettingsLoaderTest {
             "dead-letters.max-entries | 0",
             "io-threads | -1",
             "admission.deny-sweep-interval | 0s",
-            "registry.device-info-ttl | 500us"})
+            "registry.device-info-ttl | 500us",
+            "capture.max-duration | 0s",
+            "capture.max-captures | 0",
+            "capture.retention | 0s",
+            "capture.max-bytes | 100"})
     void load_whenValueBad_thenSettingsExceptionNamingTheKeyTheVariableAndTheValueInOneLine(String key, String value) {
         String variable = EnvNames.of(key).orElseThrow();
         String shown = key.equals("redis.url") ? "<hidden>" : value.contains(" ") ? '"' + value + '"' : value;

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.fleetpipe.teltonika.codec.testing.RecordingLeakDetector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.api.CaptureResource;
 import org.fleetpipe.teltonika.server.api.CommandResource;
 import org.fleetpipe.teltonika.server.api.DeviceResource;
 import org.fleetpipe.teltonika.server.api.OperatorApi;
@@ -77,7 +78,8 @@ class OperatorApiFuzzTest {
                 Duration.ofSeconds(10), 3, Duration.ofSeconds(5));
         CommandResource commands = new CommandResource(new CommandService(store, waiter), settings,
                 IngestionMetrics.noop());
-        DeviceResource devices = new DeviceResource(new DeviceLookup(fakeRedis(), new RedisKeys("fuzz")), commands);
+        DeviceResource devices = new DeviceResource(new DeviceLookup(fakeRedis(), new RedisKeys("fuzz")), commands,
+                new CaptureResource(null));
         store.onEnqueue = id -> finishedBeforeWait(waiter, id);
         pipeline = OperatorHttpServer.pipeline(new HttpConnections(1_000, null),
                 () -> CompletableFuture.completedFuture(Readiness.ok()), () -> "# fuzz\n", new BearerTokenAuth(TOKEN),

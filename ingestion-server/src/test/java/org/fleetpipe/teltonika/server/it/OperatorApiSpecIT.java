@@ -54,7 +54,7 @@ class OperatorApiSpecIT {
     @BeforeEach
     void start(RedisFixture fixture) throws Exception {
         server = ItServer.start(fixture, false, Map.of("api-token", OPERATOR, "api-token-read", READER,
-                "commands.max-queue-per-device", 1, "redis.command-timeout", "1s"));
+                "commands.max-queue-per-device", 1, "redis.command-timeout", "1s", "capture.max-captures", 1));
         connection = fixture.client().connect();
         redis = connection.sync();
     }
@@ -255,6 +255,36 @@ class OperatorApiSpecIT {
     }
 
     @Test
+    @Order(1)
+    void captureOperations_answerAsDocumented() throws Exception {
+        String captured = "/api/v1/devices/" + TestImeis.numbered(7) + "/capture";
+        String other = "/api/v1/devices/" + TestImeis.numbered(8) + "/capture";
+        String post = "POST /api/v1/devices/{imei}/capture";
+        expect(post, 200, "", captured, "{\"duration\":\"10m\"}");
+        expect(post, 429, "too-many-captures", other, "{\"duration\":\"10m\"}");
+        expect(post, 400, "bad-imei", "/api/v1/devices/123/capture", "{\"duration\":\"10m\"}");
+        expect(post, 400, "bad-json", other, "not json");
+        expect(post, 400, "unknown-field", other, "{\"duration\":\"10m\",\"until\":1}");
+        expect(post, 400, "bad-duration", other, "{\"duration\":\"ten minutes\"}");
+        expect(post, 400, "duration-too-long", other, "{\"duration\":\"2h\"}");
+        tokenRefusals(post, captured, "{\"duration\":\"10m\"}");
+        tooLarge(post, captured);
+
+        String get = "GET /api/v1/devices/{imei}/capture";
+        expect(get, 200, "", "GET", captured, READER, null);
+        expect(get, 400, "bad-imei", "/api/v1/devices/123/capture", null);
+        expect(get, 400, "bad-query", captured + "?limit=0", null);
+        expect(get, 404, "no-capture", other, null);
+        tokenRefusals(get, captured, null);
+
+        String delete = "DELETE /api/v1/devices/{imei}/capture";
+        tokenRefusals(delete, captured, null);
+        expect(delete, 200, "", captured, null);
+        expect(delete, 400, "bad-imei", "/api/v1/devices/123/capture", null);
+        expect(delete, 404, "no-capture", captured, null);
+    }
+
+    @Test
     @Order(2)
     void knownPath_withAnotherMethod_is405WithAllow_andAnUnknownPath404() throws Exception {
         Answer wrong = call("GET", "/api/v1/admission/denied/" + TestImeis.numbered(5), OPERATOR, null);
@@ -290,6 +320,10 @@ class OperatorApiSpecIT {
                     "/api/v1/admission/denied/" + imei, null);
             expect("POST /api/v1/admission/{list}", 503, "redis-unavailable", "/api/v1/admission/denied",
                     "{\"add\":[\"" + imei + "\"]}");
+            String capture = "/api/v1/devices/" + imei + "/capture";
+            expect("POST /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, "{\"duration\":\"1m\"}");
+            expect("GET /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, null);
+            expect("DELETE /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, null);
         } finally {
             fixture.thaw();
         }

@@ -17,6 +17,8 @@ import java.time.Duration;
 import org.fleetpipe.teltonika.server.admission.Admission;
 import org.fleetpipe.teltonika.server.admission.NewImeiLimit;
 import org.fleetpipe.teltonika.server.admission.RefusalLog;
+import org.fleetpipe.teltonika.server.capture.CaptureMetrics;
+import org.fleetpipe.teltonika.server.capture.CaptureSink;
 import org.fleetpipe.teltonika.server.command.DeviceCommands;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
@@ -45,6 +47,8 @@ final class PipelineHarness implements AutoCloseable {
     final ServerSettings settings;
     /** The device rate budgets' clock, moved by the tests. */
     final AtomicLong rateNanos = new AtomicLong();
+    /** The support captures' taps, over the sink the test gave. */
+    final CaptureTaps captureTaps;
     private final TcpChannelInitializer initializer;
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
@@ -61,10 +65,16 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     PipelineHarness(Map<String, ?> overrides, Admission admission, DeviceCommands commands) {
+        this(overrides, admission, commands, CaptureSink.NONE);
+    }
+
+    PipelineHarness(Map<String, ?> overrides, Admission admission, DeviceCommands commands, CaptureSink captures) {
         settings = SettingsLoader.load(overrides);
+        captureTaps = new CaptureTaps(captures, new CaptureMetrics(registry), sessions);
         initializer = new TcpChannelInitializer(new PipelineServices(settings, metrics, writer, deadLetters, sessions,
                 devices, inFlight, commands, admission, NewImeiLimit.OFF, new RefusalLog(Duration.ofMinutes(1)),
-                new DeviceRateLimits(settings.devices().hostile().deviceRates(), 1000, rateNanos::get)));
+                new DeviceRateLimits(settings.devices().hostile().deviceRates(), 1000, rateNanos::get),
+                captureTaps));
     }
 
     /** A new device connection, active as if just accepted. */
