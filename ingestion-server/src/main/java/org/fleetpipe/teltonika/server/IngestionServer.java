@@ -86,7 +86,7 @@ public final class IngestionServer implements AutoCloseable {
                 shared.registry());
         CommandPart commands = parts.start(new CommandPart(shared, redis, instance, threads));
         AdmissionPart admission = parts.start(new AdmissionPart(shared, redis, instance, threads));
-        OpsPart ops = parts.start(new OpsPart(shared, redis, telemetry, commands, threads));
+        OpsPart ops = parts.start(new OpsPart(shared, redis, telemetry, commands, threads, instance));
         devices = parts.start(new DeviceListenersPart(shared, threads, instance, telemetry, commands, admission));
         http = parts.start(new HttpPart(shared, redis, instance, commands, admission, ops, readiness));
         parts.start(new AnnouncePart(shared, redis, instance, commands, devices, http, () -> onRemoteShutdown.run()));

@@ -122,12 +122,23 @@ public final class SettingsLoader {
     }
 
     private static OpsSettings ops(Config c) {
+        long degradedStuck = longIn(c, "ops.queue-health.degraded-stuck", 1, Long.MAX_VALUE);
+        long unhealthyStuck = longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE);
+        if (degradedStuck > unhealthyStuck) {
+            throw SettingValues.refuse(c, "ops.queue-health.degraded-stuck",
+                    "must not be above ops.queue-health.unhealthy-stuck (" + unhealthyStuck + ")");
+        }
+        long deadLettersDegraded = longIn(c, "ops.queue-health.dead-letters-degraded-size", 1, Long.MAX_VALUE);
+        long deadLettersUnhealthy = longIn(c, "ops.queue-health.dead-letters-unhealthy-size", 1, Long.MAX_VALUE);
+        if (deadLettersDegraded > deadLettersUnhealthy) {
+            throw SettingValues.refuse(c, "ops.queue-health.dead-letters-degraded-size",
+                    "must not be above ops.queue-health.dead-letters-unhealthy-size (" + deadLettersUnhealthy + ")");
+        }
         return new OpsSettings(positive(c, "ops.queue-health.interval"), positive(c, "ops.queue-health.stuck-after"),
                 longIn(c, "ops.queue-health.commands-degraded-size", 1, Long.MAX_VALUE),
                 longIn(c, "ops.queue-health.commands-unhealthy-size", 1, Long.MAX_VALUE),
-                longIn(c, "ops.queue-health.dead-letters-degraded-size", 1, Long.MAX_VALUE),
-                longIn(c, "ops.queue-health.dead-letters-unhealthy-size", 1, Long.MAX_VALUE),
-                longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE),
+                deadLettersDegraded, deadLettersUnhealthy, unhealthyStuck, degradedStuck,
+                notNegative(c, "ops.queue-health.in-flight-margin"), positive(c, "ops.queue-health.dead-letter-window"),
                 positive(c, "dead-letters.ttl"), positive(c, "ops.purge.interval"),
                 intIn(c, "ops.purge.orphan-scan-per-pass", 1, 10_000_000));
     }
