@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.server.health;
 
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
 /**
  * The commands in flight on every instance ({@code commands:inflight:{instance}}): all counted
- * (HLEN), at most {@link #MAX_ENTRIES} examined (their {@code sent_at}, in pipelined pages). An
+ * (HLEN), at most {@link #MAX_ENTRIES} examined (their {@code sent_at}, one script call per page). An
  * in-flight command is due by definition; stuck when it was sent longer than the reply timeout
  * plus the margin ago (its instance should have failed or retried it by then).
  */
@@ -24,6 +25,7 @@ final class InFlightCommands {
 
     static final String QUEUE = "inflight-commands";
     static final int MAX_ENTRIES = 10_000;
+    static final int PAGE = 500;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -81,13 +83,16 @@ final class InFlightCommands {
         long stuck = 0;
         long oldestAge = 0;
         long ageSum = 0;
-        for (int from = 0; from < ids.size(); from += PendingCommands.PAGE) {
-            List<RedisFuture<String>> sentAt = new ArrayList<>();
-            for (String id : ids.subList(from, Math.min(ids.size(), from + PendingCommands.PAGE))) {
-                sentAt.add(redis.hget(keys.command(id), "sent_at"));
-            }
-            for (RedisFuture<String> s : sentAt) {
-                long sent = parse(await(s), now);
+        List<CompletionStage<List<Object>>> pages = new ArrayList<>();
+        for (int from = 0; from < ids.size(); from += PAGE) {
+            List<String> args = new ArrayList<>(List.of(keys.commandPrefix()));
+            args.addAll(ids.subList(from, Math.min(ids.size(), from + PAGE)));
+            pages.add(HealthScripts.READ_SENT_AT.call(redis, ScriptOutputType.MULTI, new String[0],
+                    args.toArray(String[]::new)));
+        }
+        for (CompletionStage<List<Object>> page : pages) {
+            for (Object at : await(page)) {
+                long sent = parse(String.valueOf(at), now);
                 long age = Math.max(0, now - sent);
                 oldestAge = Math.max(oldestAge, age);
                 ageSum += age;
@@ -117,7 +122,7 @@ final class InFlightCommands {
     }
 
     private static long parse(String value, long now) {
-        if (value == null) {
+        if (value.isEmpty()) {
             return now; // finished since HGETALL, or no timestamp: not stuck
         }
         try {

@@ -1,8 +1,8 @@
 package org.fleetpipe.teltonika.server.health;
 
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,8 +17,9 @@ import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
 /**
  * The queued commands of the devices that have waited longest (at most {@link #MAX_DEVICES}), read
- * in pages of {@link #PAGE} devices, each page pipelined: the registry (one HMGET), each queue's
- * length and head, the head's hash, and for online devices whether one is in flight. A queued
+ * in pages of {@link #PAGE} devices, one read-only script call per page (read-device-queues.lua):
+ * the registry entry, each queue's length and head, the head's hash, and whether one is in flight.
+ * The pages' calls are sent together (one round trip). A queued
  * command is due when its device is online; stuck when, besides, nothing of that device is in
  * flight and the head waited longer than {@code stuckAfter} (the commands behind a head wait for
  * it: at most one stuck command per device). Commands of offline devices are never stuck.
@@ -27,7 +28,7 @@ final class PendingCommands {
 
     static final String QUEUE = "pending-commands";
     static final int MAX_DEVICES = 10_000;
-    static final int PAGE = 500;
+    static final int PAGE = 250;
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
@@ -58,43 +59,39 @@ final class PendingCommands {
         long oldestAge = 0;
         long ageSum = 0;
         long heads = 0;
+        List<CompletionStage<List<Object>>> pages = new ArrayList<>();
         for (int from = 0; from < oldest.size(); from += PAGE) {
-            List<ScoredValue<String>> page = oldest.subList(from, Math.min(oldest.size(), from + PAGE));
-            String[] imeis = page.stream().map(ScoredValue::getValue).toArray(String[]::new);
-            RedisFuture<List<KeyValue<String, String>>> owners = redis.hmget(keys.registry(), imeis);
-            List<RedisFuture<Long>> lengths = new ArrayList<>();
-            List<RedisFuture<String>> headIds = new ArrayList<>();
-            for (String imei : imeis) {
-                lengths.add(redis.llen(keys.commandQueue(imei)));
-                headIds.add(redis.lindex(keys.commandQueue(imei), 0));
+            List<String> args = new ArrayList<>(List.of(keys.commandQueuePrefix(), keys.commandPrefix(),
+                    keys.commandsInFlight("")));
+            for (ScoredValue<String> d : oldest.subList(from, Math.min(oldest.size(), from + PAGE))) {
+                args.add(d.getValue());
             }
-            List<KeyValue<String, String>> owner = await(owners);
-            List<RedisFuture<List<KeyValue<String, String>>>> headHashes = new ArrayList<>();
-            List<RedisFuture<Boolean>> inFlight = new ArrayList<>();
-            for (int i = 0; i < imeis.length; i++) {
-                String head = await(headIds.get(i));
-                headHashes.add(head == null ? null : redis.hmget(keys.command(head), "status", "updated_at"));
-                String holder = owner.get(i).getValueOrElse(null);
-                inFlight.add(holder == null ? null : redis.hexists(keys.commandsInFlight(holder), imeis[i]));
-            }
-            for (int i = 0; i < imeis.length; i++) {
-                long length = await(lengths.get(i));
-                String head = await(headIds.get(i));
-                seen.put(imeis[i], new Departures.Queue(length, head));
+            pages.add(HealthScripts.READ_DEVICE_QUEUES.call(redis, ScriptOutputType.MULTI,
+                    new String[] {keys.registry()}, args.toArray(String[]::new)));
+        }
+        for (int p = 0; p < pages.size(); p++) {
+            List<Object> page = await(pages.get(p));
+            for (int i = 0; i < page.size(); i += 5) {
+                String imei = oldest.get(p * PAGE + i / 5).getValue();
+                boolean isOnline = !String.valueOf(page.get(i)).isEmpty();
+                long length = Long.parseLong(String.valueOf(page.get(i + 1)));
+                String head = String.valueOf(page.get(i + 2));
+                head = head.isEmpty() ? null : head;
+                long queuedAt = parse(String.valueOf(page.get(i + 3)), now);
+                boolean moving = "1".equals(String.valueOf(page.get(i + 4)));
+                seen.put(imei, new Departures.Queue(length, head));
                 size += length;
-                long queuedAt = headHashes.get(i) == null ? now : queuedAt(await(headHashes.get(i)), now);
                 long age = Math.max(0, now - queuedAt);
                 if (head != null) {
                     oldestAge = Math.max(oldestAge, age);
                     ageSum += age;
                     heads++;
                 }
-                if (inFlight.get(i) == null) {
+                if (!isOnline) {
                     continue;
                 }
                 online++;
                 due += length;
-                boolean moving = await(inFlight.get(i));
                 if (!moving && head != null && queuedAt < stuckBefore) {
                     stuck++;
                 }
@@ -114,15 +111,10 @@ final class PendingCommands {
                 verdict.reason(), detail);
     }
 
-    /** When the head entered the queue (queued, or handed back): its {@code updated_at} while it is queued. */
-    private static long queuedAt(List<KeyValue<String, String>> hash, long now) {
-        String status = hash.get(0).getValueOrElse(null);
-        String updated = hash.get(1).getValueOrElse(null);
-        if (!"queued".equals(status) || updated == null) {
-            return now; // taken or failed since LINDEX, or a hash without timestamps: not waiting
-        }
+    /** When the head entered the queue (queued, or handed back); now when it is not waiting (taken since, or no time). */
+    private static long parse(String queuedAt, long now) {
         try {
-            return Long.parseLong(updated);
+            return queuedAt.isEmpty() ? now : Long.parseLong(queuedAt);
         } catch (NumberFormatException e) {
             return now;
         }

@@ -58,6 +58,16 @@ class QueueHealthGaugesTest {
     }
 
     @Test
+    void gauges_afterAGarbageCollection_stillReadTheReport() {
+        situation(commands("pending-commands", 40, 12, 12));
+
+        System.gc();
+
+        assertThat(health()).isEqualTo(1);
+        assertThat(gauge("teltonika.queue.stuck", "pending-commands")).isEqualTo(12);
+    }
+
+    @Test
     void nothingQueued_thenHealth0_andNothingStuck() {
         situation();
 
