@@ -122,18 +122,13 @@ public final class SettingsLoader {
     }
 
     private static OpsSettings ops(Config c) {
-        long degradedStuck = longIn(c, "ops.queue-health.degraded-stuck", 1, Long.MAX_VALUE);
+        // A degraded level above its unhealthy one is capped, not refused: a deployment that lowered
+        // QUEUE_UNHEALTHY_STUCK below the newer QUEUE_DEGRADED_STUCK's default must still start.
         long unhealthyStuck = longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE);
-        if (degradedStuck > unhealthyStuck) {
-            throw SettingValues.refuse(c, "ops.queue-health.degraded-stuck",
-                    "must not be above ops.queue-health.unhealthy-stuck (" + unhealthyStuck + ")");
-        }
-        long deadLettersDegraded = longIn(c, "ops.queue-health.dead-letters-degraded-size", 1, Long.MAX_VALUE);
+        long degradedStuck = Math.min(unhealthyStuck, longIn(c, "ops.queue-health.degraded-stuck", 1, Long.MAX_VALUE));
         long deadLettersUnhealthy = longIn(c, "ops.queue-health.dead-letters-unhealthy-size", 1, Long.MAX_VALUE);
-        if (deadLettersDegraded > deadLettersUnhealthy) {
-            throw SettingValues.refuse(c, "ops.queue-health.dead-letters-degraded-size",
-                    "must not be above ops.queue-health.dead-letters-unhealthy-size (" + deadLettersUnhealthy + ")");
-        }
+        long deadLettersDegraded = Math.min(deadLettersUnhealthy,
+                longIn(c, "ops.queue-health.dead-letters-degraded-size", 1, Long.MAX_VALUE));
         return new OpsSettings(positive(c, "ops.queue-health.interval"), positive(c, "ops.queue-health.stuck-after"),
                 longIn(c, "ops.queue-health.commands-degraded-size", 1, Long.MAX_VALUE),
                 longIn(c, "ops.queue-health.commands-unhealthy-size", 1, Long.MAX_VALUE),
