@@ -87,7 +87,7 @@ public final class IngestionServer implements AutoCloseable {
                 shared.registry());
         CommandPart commands = parts.start(new CommandPart(shared, redis, instance, threads));
         AdmissionPart admission = parts.start(new AdmissionPart(shared, redis, instance, threads));
-        OpsPart ops = parts.start(new OpsPart(shared, redis, telemetry, commands, threads));
+        OpsPart ops = parts.start(new OpsPart(shared, redis, telemetry, commands, threads, instance));
         CapturePart captures = parts.start(new CapturePart(shared, redis, instance));
         devices = parts.start(new DeviceListenersPart(shared, threads, instance, telemetry, commands, admission,
                 captures));

@@ -97,6 +97,11 @@ public final class RedisKeys {
         return prefix + "commands:inflight-instances";
     }
 
+    /** Hash of the queues' health (one JSON field per queue, computedAt, instance), for tools without HTTP. */
+    public String healthQueues() {
+        return prefix + "health:queues";
+    }
+
     /** Stream of Codec 13 messages devices sent on their own. */
     public String deviceMessages() {
         return prefix + "device:messages";

@@ -24,9 +24,12 @@ public final class OpsResource {
     public record QueueReport(String status, long computedAt, List<QueueView> queues) {
     }
 
-    /** One queue; {@code detail} (the stream's cap, back-pressure, groups) follows its fields. */
-    public record QueueView(String queue, long size, long oldestAgeMs, long stuck, String status,
-                            @JsonAnyGetter Map<String, Object> detail) {
+    /**
+     * One queue; {@code detail} (the stream's cap, back-pressure, groups; the commands' due and
+     * orphan counts; the dead letters' window) follows its fields.
+     */
+    public record QueueView(String queue, long size, long oldestAgeMs, long stuck, String status, long avgAgeMs,
+                            double ratePerMinute, String reason, @JsonAnyGetter Map<String, Object> detail) {
     }
 
     /** Dead letters, each the JSON it was stored as (its text when it is not JSON). */
@@ -65,7 +68,8 @@ public final class OpsResource {
         QueueHealthMonitor.Report report = health.last();
         List<QueueView> queues = new ArrayList<>();
         for (QueueHealth q : report.queues()) {
-            queues.add(new QueueView(q.queue(), q.size(), q.oldestAgeMs(), q.stuck(), q.status().label(), q.detail()));
+            queues.add(new QueueView(q.queue(), q.size(), q.oldestAgeMs(), q.stuck(), q.status().label(), q.avgAgeMs(),
+                    q.ratePerMinute(), q.reason(), q.detail()));
         }
         call.json(HttpResponseStatus.OK, new QueueReport(report.status().label(), report.computedAt(), queues));
     }

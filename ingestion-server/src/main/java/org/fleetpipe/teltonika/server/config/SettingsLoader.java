@@ -123,12 +123,18 @@ public final class SettingsLoader {
     }
 
     private static OpsSettings ops(Config c) {
+        // A degraded level above its unhealthy one is capped, not refused: a deployment that lowered
+        // QUEUE_UNHEALTHY_STUCK below the newer QUEUE_DEGRADED_STUCK's default must still start.
+        long unhealthyStuck = longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE);
+        long degradedStuck = Math.min(unhealthyStuck, longIn(c, "ops.queue-health.degraded-stuck", 1, Long.MAX_VALUE));
+        long deadLettersUnhealthy = longIn(c, "ops.queue-health.dead-letters-unhealthy-size", 1, Long.MAX_VALUE);
+        long deadLettersDegraded = Math.min(deadLettersUnhealthy,
+                longIn(c, "ops.queue-health.dead-letters-degraded-size", 1, Long.MAX_VALUE));
         return new OpsSettings(positive(c, "ops.queue-health.interval"), positive(c, "ops.queue-health.stuck-after"),
                 longIn(c, "ops.queue-health.commands-degraded-size", 1, Long.MAX_VALUE),
                 longIn(c, "ops.queue-health.commands-unhealthy-size", 1, Long.MAX_VALUE),
-                longIn(c, "ops.queue-health.dead-letters-degraded-size", 1, Long.MAX_VALUE),
-                longIn(c, "ops.queue-health.dead-letters-unhealthy-size", 1, Long.MAX_VALUE),
-                longIn(c, "ops.queue-health.unhealthy-stuck", 1, Long.MAX_VALUE),
+                deadLettersDegraded, deadLettersUnhealthy, unhealthyStuck, degradedStuck,
+                notNegative(c, "ops.queue-health.in-flight-margin"), positive(c, "ops.queue-health.dead-letter-window"),
                 positive(c, "dead-letters.ttl"), positive(c, "ops.purge.interval"),
                 intIn(c, "ops.purge.orphan-scan-per-pass", 1, 10_000_000), bool(c, "dead-letters.enabled"),
                 bool(c, "ops.queue-health.enabled"), PurgeMode.of(oneOf(c, "ops.purge.mode", PurgeMode.OFF.label(),

@@ -41,12 +41,15 @@ public final class StreamHealth {
     public QueueHealth assess(long now) {
         StreamSnapshot stream = this.stream.get();
         long oldest = stream.oldestUndeliveredAgeMs(now);
-        HealthStatus status = status(stream, oldest);
+        QueueStatusRules.Verdict verdict = status(stream, oldest);
+        HealthStatus status = verdict.status();
+        String reason = verdict.reason();
         long sinceSuccess = Math.max(0, now - lastSuccessAt.getAsLong());
         // Failing passes trim nothing and see nothing: neither the cap nor the groups' lag is known.
         boolean failing = sinceSuccess > Math.max(STALE_AFTER_MS, 3 * settings.interval().toMillis());
-        if (failing) {
-            status = HealthStatus.worst(status, HealthStatus.DEGRADED);
+        if (failing && status == HealthStatus.HEALTHY) {
+            status = HealthStatus.DEGRADED;
+            reason = "retention pass failing for " + sinceSuccess + " ms";
         }
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("retention_failing", failing);
@@ -70,22 +73,34 @@ public final class StreamHealth {
             groups.add(group);
         }
         detail.put("groups", groups);
-        return new QueueHealth(QUEUE, stream.length(), oldest, 0, status, detail);
+        return new QueueHealth(QUEUE, stream.length(), oldest, 0, 0, 0, status, reason, detail);
     }
 
-    private HealthStatus status(StreamSnapshot stream, long oldestUndeliveredMs) {
+    private QueueStatusRules.Verdict status(StreamSnapshot stream, long oldestUndeliveredMs) {
         if (!stream.hasGroups()) {
-            return HealthStatus.HEALTHY;
+            return new QueueStatusRules.Verdict(HealthStatus.HEALTHY, "no consumer group");
         }
-        if (backpressure.engaged() || oldestUndeliveredMs >= settings.lagUnhealthyAge().toMillis()) {
-            return HealthStatus.UNHEALTHY;
+        if (backpressure.engaged()) {
+            return new QueueStatusRules.Verdict(HealthStatus.UNHEALTHY, "back-pressure holds packets");
         }
-        boolean filling = settings.capped()
-                && settings.measure(stream) >= settings.maxUnread() * settings.degradedFraction();
-        boolean memory = settings.maxRedisMemory() > 0 && stream.maxMemory() > 0
-                && stream.memoryFraction() >= settings.maxRedisMemory() * settings.degradedFraction();
-        return filling || memory || oldestUndeliveredMs >= settings.lagDegradedAge().toMillis()
-                ? HealthStatus.DEGRADED : HealthStatus.HEALTHY;
+        if (oldestUndeliveredMs >= settings.lagUnhealthyAge().toMillis()) {
+            return new QueueStatusRules.Verdict(HealthStatus.UNHEALTHY, "oldest undelivered " + oldestUndeliveredMs
+                    + " ms >= " + settings.lagUnhealthyAge().toMillis() + " ms");
+        }
+        if (settings.capped() && settings.measure(stream) >= settings.maxUnread() * settings.degradedFraction()) {
+            return new QueueStatusRules.Verdict(HealthStatus.DEGRADED, settings.measure(stream) + " unread of cap "
+                    + settings.maxUnread());
+        }
+        if (settings.maxRedisMemory() > 0 && stream.maxMemory() > 0
+                && stream.memoryFraction() >= settings.maxRedisMemory() * settings.degradedFraction()) {
+            return new QueueStatusRules.Verdict(HealthStatus.DEGRADED, String.format("Redis memory %.0f %% of maxmemory",
+                    100 * stream.memoryFraction()));
+        }
+        if (oldestUndeliveredMs >= settings.lagDegradedAge().toMillis()) {
+            return new QueueStatusRules.Verdict(HealthStatus.DEGRADED, "oldest undelivered " + oldestUndeliveredMs
+                    + " ms >= " + settings.lagDegradedAge().toMillis() + " ms");
+        }
+        return new QueueStatusRules.Verdict(HealthStatus.HEALTHY, "consumers keep up");
     }
 
     /** Why the server stops acknowledging, for readiness; null while it acknowledges. */

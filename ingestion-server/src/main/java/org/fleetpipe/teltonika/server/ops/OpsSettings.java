@@ -5,13 +5,19 @@ import java.time.Duration;
 /**
  * Queue health thresholds, dead-letter ageing and purging, and the switches of a staged rollout.
  *
- * @param healthInterval         how often queue health is computed
- * @param stuckAfter             a queued or in-flight command older than this counts as stuck
- * @param commandsDegradedSize   command queue size from which its status is degraded
+ * @param healthInterval         how often queue health is computed (and health:queues written, by one instance)
+ * @param stuckAfter             a queued command of an online device with nothing in flight that waited longer than
+ *                               this is stuck; commands of offline devices never are
+ * @param commandsDegradedSize   commands due (queued for an online device, or in flight) from which a command queue
+ *                               is degraded
  * @param commandsUnhealthySize  ... unhealthy
- * @param deadLettersDegradedSize dead-letter set size from which its status is degraded
- * @param deadLettersUnhealthySize ... unhealthy
- * @param unhealthyStuck         stuck commands from which a queue is unhealthy (1 already degrades it)
+ * @param deadLettersDegraded    new dead letters within {@code deadLetterWindow} from which their queue is degraded
+ *                               (setting {@code dead-letters-degraded-size}: the name of old, when it was the size)
+ * @param deadLettersUnhealthy   ... unhealthy
+ * @param unhealthyStuck         stuck commands from which a command queue is unhealthy
+ * @param degradedStuck          stuck commands from which a command queue is degraded
+ * @param inFlightMargin         a command in flight longer than the reply timeout plus this is stuck
+ * @param deadLetterWindow       the window over which new dead letters are counted
  * @param deadLetterTtl          dead letters older than this are purged
  * @param purgeInterval          how often the automatic purge runs
  * @param orphanScanPerPass      command hashes the purge inspects per pass (SCAN, bounded)
@@ -21,7 +27,8 @@ import java.time.Duration;
  * @param purgeMode              what the scheduled purge does
  */
 public record OpsSettings(Duration healthInterval, Duration stuckAfter, long commandsDegradedSize,
-                          long commandsUnhealthySize, long deadLettersDegradedSize, long deadLettersUnhealthySize,
-                          long unhealthyStuck, Duration deadLetterTtl, Duration purgeInterval, int orphanScanPerPass,
+                          long commandsUnhealthySize, long deadLettersDegraded, long deadLettersUnhealthy,
+                          long unhealthyStuck, long degradedStuck, Duration inFlightMargin, Duration deadLetterWindow,
+                          Duration deadLetterTtl, Duration purgeInterval, int orphanScanPerPass,
                           boolean deadLettersEnabled, boolean queueHealthEnabled, PurgeMode purgeMode) {
 }

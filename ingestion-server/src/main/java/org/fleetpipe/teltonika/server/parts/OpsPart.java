@@ -18,16 +18,19 @@ public final class OpsPart implements Part {
     private final TelemetryPart telemetry;
     private final CommandPart commands;
     private final ThreadsPart threads;
+    private final InstancePart instance;
     private QueueHealthMonitor queueHealth;
     private Purger purger;
     private JanitorTicker janitor;
 
-    public OpsPart(Shared shared, RedisPart redis, TelemetryPart telemetry, CommandPart commands, ThreadsPart threads) {
+    public OpsPart(Shared shared, RedisPart redis, TelemetryPart telemetry, CommandPart commands, ThreadsPart threads,
+                   InstancePart instance) {
         this.shared = shared;
         this.redis = redis;
         this.telemetry = telemetry;
         this.commands = commands;
         this.threads = threads;
+        this.instance = instance;
     }
 
     @Override
@@ -35,8 +38,9 @@ public final class OpsPart implements Part {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
         RedisAsyncCommands<String, String> async = redis.async();
-        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.redis().commandTimeout(),
-                shared.registry(), telemetry.health(), threads.jobs());
+        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.commands().replyTimeout(),
+                instance.identity()::id, settings.redis().commandTimeout(), shared.registry(), telemetry.health(),
+                threads.jobs());
         purger = new Purger(async, keys, settings.ops(), commands.expiry(), shared.metrics(),
                 settings.redis().commandTimeout(), threads.jobs());
         JanitorMetrics janitorMetrics = new JanitorMetrics(shared.registry());

@@ -12,6 +12,7 @@ import org.fleetpipe.teltonika.server.capture.CaptureScripts;
 import org.fleetpipe.teltonika.server.command.CommandScripts;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
+import org.fleetpipe.teltonika.server.health.HealthScripts;
 import org.fleetpipe.teltonika.server.ingest.IngestScripts;
 import org.fleetpipe.teltonika.server.stream.StreamScripts;
 import org.slf4j.Logger;
@@ -43,7 +44,7 @@ public final class RedisPart implements Part {
         // Every script before the first device can connect, so no call has to fall back to EVAL
         // (which would go after calls issued meanwhile).
         LuaScript.loadAll(redis.connection().sync(), RegistryScripts.all(), CommandScripts.all(), IngestScripts.all(),
-                StreamScripts.all(), AdmissionScripts.all(), CaptureScripts.all());
+                StreamScripts.all(), AdmissionScripts.all(), CaptureScripts.all(), HealthScripts.all());
     }
 
     private String startLocalRedis() {

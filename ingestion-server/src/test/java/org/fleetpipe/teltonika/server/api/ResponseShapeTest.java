@@ -43,9 +43,10 @@ class ResponseShapeTest {
         detail.put("cap", 10);
         detail.put("backpressure", "off");
         assertThat(json(new OpsResource.QueueReport("healthy", 7, List.of(
-                new OpsResource.QueueView("telemetry-stream", 1, 2, 0, "healthy", detail))))).isEqualTo(
+                new OpsResource.QueueView("telemetry-stream", 1, 2, 0, "healthy", 3, 4.5, "why", detail))))).isEqualTo(
                 "{\"status\":\"healthy\",\"computed_at\":7,\"queues\":[{\"queue\":\"telemetry-stream\",\"size\":1,"
-                        + "\"oldest_age_ms\":2,\"stuck\":0,\"status\":\"healthy\",\"cap\":10,\"backpressure\":\"off\"}]}");
+                        + "\"oldest_age_ms\":2,\"stuck\":0,\"status\":\"healthy\",\"avg_age_ms\":3,"
+                        + "\"rate_per_minute\":4.5,\"reason\":\"why\",\"cap\":10,\"backpressure\":\"off\"}]}");
         assertThat(json(new OpsResource.PurgeView(true, 1, 2, 3, 4, 5))).isEqualTo("{\"dry_run\":true,"
                 + "\"expired_commands\":1,\"orphaned_commands\":2,\"frame_dead_letters_past_ttl\":3,"
                 + "\"command_dead_letters_past_ttl\":4,\"elapsed_ms\":5}");

@@ -54,6 +54,7 @@ class OpsIT {
                 "ops.queue-health.interval", "200ms", "ops.queue-health.stuck-after", "1s",
                 "commands.reply-timeout", "300ms", "commands.sweep-interval", "1h"));
         settings.put("health-port", 0);
+        settings.put("ops.queue-health.degraded-stuck", "1");
         settings.putAll(more);
         return settings;
     }
@@ -89,21 +90,39 @@ class OpsIT {
     }
 
     @Test
-    void queueHealth_seesAWaitingCommand_thenCallsItStuck_andDegraded() throws Exception {
+    void queueHealth_seesACommandForAnOfflineDevice_asWaitingNotStuck_thenOnline_asStuck_andDegraded() throws Exception {
         assertThat(call("GET", "/api/v1/health/queues").get("status").asText()).isEqualTo("healthy");
 
         call("POST", "/api/v1/devices/" + IMEI + "/commands");
 
+        // Offline: queued and ageing past stuck-after (1 s), never stuck.
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             JsonNode pending = queue("pending-commands");
             assertThat(pending.get("size").asLong()).isEqualTo(1);
+            assertThat(pending.get("oldest_age_ms").asLong()).isGreaterThan(1500);
+        });
+        JsonNode offline = queue("pending-commands");
+        assertThat(offline.get("stuck").asLong()).isZero();
+        assertThat(offline.get("due").asLong()).isZero();
+        assertThat(offline.get("status").asText()).isEqualTo("healthy");
+
+        // Online on an instance that is alive (a heartbeat) but never takes the command: due and not moving.
+        redis.hset("instance:heartbeat:ghost-1", "host", "nowhere");
+        redis.expire("instance:heartbeat:ghost-1", 600);
+        redis.hset("connections:registry", IMEI, "ghost-1");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonNode pending = queue("pending-commands");
             assertThat(pending.get("stuck").asLong()).isEqualTo(1);
+            assertThat(pending.get("due").asLong()).isEqualTo(1);
             assertThat(pending.get("status").asText()).isEqualTo("degraded");
+            assertThat(pending.get("reason").asText()).isEqualTo("1 stuck >= 1");
         });
         assertThat(call("GET", "/api/v1/health/queues").get("status").asText()).isEqualTo("degraded");
         String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                 + server.httpAddress().getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
         assertThat(metrics).containsPattern("(?m)^teltonika_queue_status\\{queue=\"pending-commands\"} 1\\.0$");
+        assertThat(metrics).containsPattern("(?m)^teltonika_queue_stuck\\{queue=\"pending-commands\"} 1\\.0$");
+        await().atMost(Duration.ofSeconds(10)).until(() -> "degraded".equals(redis.hget("health:queues", "status")));
     }
 
     @Test

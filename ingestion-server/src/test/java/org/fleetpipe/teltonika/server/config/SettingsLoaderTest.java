@@ -108,6 +108,33 @@ class SettingsLoaderTest {
         assertThat(ref.getString("admission.udp")).isEqualTo("tcp-known");
         assertThat(ref.getInt("limits.max-udp-records-per-second")).isEqualTo(20_000);
         assertThat(ref.getInt("limits.max-accepts-per-network-per-second")).isEqualTo(200);
+        // Queue health: the design's levels (stuck 10 / 50; dead letters 100 / 1,000 per 15 min).
+        assertThat(ref.getDuration("ops.queue-health.stuck-after")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(ref.getDuration("ops.queue-health.in-flight-margin")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(ref.getLong("ops.queue-health.degraded-stuck")).isEqualTo(10);
+        assertThat(ref.getLong("ops.queue-health.unhealthy-stuck")).isEqualTo(50);
+        assertThat(ref.getDuration("ops.queue-health.dead-letter-window")).isEqualTo(Duration.ofMinutes(15));
+        assertThat(ref.getLong("ops.queue-health.dead-letters-degraded-size")).isEqualTo(100);
+        assertThat(ref.getLong("ops.queue-health.dead-letters-unhealthy-size")).isEqualTo(1000);
+    }
+
+    @Test
+    void load_whenQueueHealthLevelsSet_thenTheyLandInOpsSettings_andADegradedLevelAboveItsUnhealthyIsCapped() {
+        var ops = SettingsLoader.loadWithEnvironment(Map.of("QUEUE_DEGRADED_STUCK", "3", "QUEUE_UNHEALTHY_STUCK", "7",
+                "QUEUE_DEAD_LETTER_WINDOW", "5m", "QUEUE_IN_FLIGHT_MARGIN", "0s",
+                "QUEUE_DEAD_LETTERS_DEGRADED_SIZE", "20", "QUEUE_DEAD_LETTERS_UNHEALTHY_SIZE", "40"), Map.of()).ops();
+
+        assertThat(ops.degradedStuck()).isEqualTo(3);
+        assertThat(ops.unhealthyStuck()).isEqualTo(7);
+        assertThat(ops.deadLetterWindow()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(ops.inFlightMargin()).isZero();
+        assertThat(ops.deadLettersDegraded()).isEqualTo(20);
+        assertThat(ops.deadLettersUnhealthy()).isEqualTo(40);
+        // An older deployment's lower unhealthy level still starts: the degraded level is capped at it.
+        var older = SettingsLoader.loadWithEnvironment(Map.of("QUEUE_UNHEALTHY_STUCK", "5",
+                "QUEUE_DEAD_LETTERS_UNHEALTHY_SIZE", "50"), Map.of()).ops();
+        assertThat(older.degradedStuck()).isEqualTo(5);
+        assertThat(older.deadLettersDegraded()).isEqualTo(50);
     }
 
     @Test
@@ -259,7 +286,10 @@ class SettingsLoaderTest {
             "capture.max-duration | 0s",
             "capture.max-captures | 0",
             "capture.retention | 0s",
-            "capture.max-bytes | 100"})
+            "capture.max-bytes | 100",
+            "ops.queue-health.degraded-stuck | 0",
+            "ops.queue-health.in-flight-margin | -1s",
+            "ops.queue-health.dead-letter-window | 0s"})
     void load_whenValueBad_thenSettingsExceptionNamingTheKeyTheVariableAndTheValueInOneLine(String key, String value) {
         String variable = EnvNames.of(key).orElseThrow();
         String shown = key.equals("redis.url") ? "<hidden>" : value.contains(" ") ? '"' + value + '"' : value;

@@ -1,0 +1,138 @@
+package org.fleetpipe.teltonika.server.health;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import org.fleetpipe.teltonika.redis.Blocking;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.ops.OpsSettings;
+
+/**
+ * The commands in flight on every instance ({@code commands:inflight:{instance}}): all counted
+ * (HLEN), at most {@link #MAX_ENTRIES} examined (their {@code sent_at}, one script call per page). An
+ * in-flight command is due by definition; stuck when it was sent longer than the reply timeout
+ * plus the margin ago (its instance should have failed or retried it by then).
+ */
+final class InFlightCommands {
+
+    static final String QUEUE = "inflight-commands";
+    static final int MAX_ENTRIES = 10_000;
+    static final int PAGE = 500;
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final QueueStatusRules rules;
+    private final Duration stuckAfter;
+    private final Duration timeout;
+    private Set<String> previous;
+    private long previousAt;
+
+    /** {@code replyTimeout}: commands.reply-timeout; with the margin, how long a command may be in flight. */
+    InFlightCommands(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
+                     QueueStatusRules rules, Duration replyTimeout, Duration timeout) {
+        this.redis = redis;
+        this.keys = keys;
+        this.rules = rules;
+        this.stuckAfter = replyTimeout.plus(settings.inFlightMargin());
+        this.timeout = timeout;
+    }
+
+    QueueHealth read(long now) {
+        long stuckBefore = now - stuckAfter.toMillis();
+        List<String> instances = new ArrayList<>(await(redis.smembers(keys.commandsInFlightInstances())));
+        List<RedisFuture<Long>> lengths = new ArrayList<>();
+        for (String instance : instances) {
+            lengths.add(redis.hlen(keys.commandsInFlight(instance)));
+        }
+        long size = 0;
+        long budget = MAX_ENTRIES;
+        Set<String> examinedInstances = new HashSet<>();
+        List<RedisFuture<Map<String, String>>> entries = new ArrayList<>();
+        for (int i = 0; i < instances.size(); i++) {
+            long length = await(lengths.get(i));
+            size += length;
+            if (length > 0 && length <= budget) {
+                budget -= length;
+                examinedInstances.add(instances.get(i));
+                entries.add(redis.hgetall(keys.commandsInFlight(instances.get(i))));
+            } else {
+                entries.add(null);
+            }
+        }
+        Set<String> seen = new HashSet<>();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < instances.size(); i++) {
+            if (entries.get(i) == null) {
+                continue;
+            }
+            for (Map.Entry<String, String> e : await(entries.get(i)).entrySet()) {
+                seen.add(instances.get(i) + ' ' + e.getKey() + ' ' + e.getValue());
+                // In-flight entries are "id:attempt".
+                String entry = e.getValue();
+                ids.add(entry.contains(":") ? entry.substring(0, entry.indexOf(':')) : entry);
+            }
+        }
+        long stuck = 0;
+        long oldestAge = 0;
+        long ageSum = 0;
+        List<CompletionStage<List<Object>>> pages = new ArrayList<>();
+        for (int from = 0; from < ids.size(); from += PAGE) {
+            List<String> args = new ArrayList<>(List.of(keys.commandPrefix()));
+            args.addAll(ids.subList(from, Math.min(ids.size(), from + PAGE)));
+            pages.add(HealthScripts.READ_SENT_AT.call(redis, ScriptOutputType.MULTI, new String[0],
+                    args.toArray(String[]::new)));
+        }
+        for (CompletionStage<List<Object>> page : pages) {
+            for (Object at : await(page)) {
+                long sent = parse(String.valueOf(at), now);
+                long age = Math.max(0, now - sent);
+                oldestAge = Math.max(oldestAge, age);
+                ageSum += age;
+                if (sent < stuckBefore) {
+                    stuck++;
+                }
+            }
+        }
+        double rate = 0;
+        if (previous != null) {
+            Set<String> comparable = new HashSet<>();
+            for (String entry : previous) {
+                if (examinedInstances.contains(entry.substring(0, entry.indexOf(' ')))) {
+                    comparable.add(entry);
+                }
+            }
+            rate = Departures.perMinute(Departures.inFlightLeft(comparable, seen), now - previousAt);
+        }
+        previous = seen;
+        previousAt = now;
+        QueueStatusRules.Verdict verdict = rules.commands(stuck, size);
+        Map<String, Object> detail = new LinkedHashMap<>();
+        detail.put("due", size);
+        detail.put("entries_examined", (long) ids.size());
+        return new QueueHealth(QUEUE, size, oldestAge, ids.isEmpty() ? 0 : ageSum / ids.size(), rate, stuck,
+                verdict.status(), verdict.reason(), detail);
+    }
+
+    private static long parse(String value, long now) {
+        if (value.isEmpty()) {
+            return now; // finished since HGETALL, or no timestamp: not stuck
+        }
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return now;
+        }
+    }
+
+    private <T> T await(CompletionStage<T> stage) {
+        return Blocking.await(stage, timeout);
+    }
+}
