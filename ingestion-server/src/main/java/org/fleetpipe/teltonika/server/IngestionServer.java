@@ -76,6 +76,8 @@ import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.IngestScripts;
 import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.RecordValidity;
+import org.fleetpipe.teltonika.server.ingest.RecordValidityMetrics;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
 import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
@@ -242,6 +244,7 @@ public final class IngestionServer implements AutoCloseable {
                 .on(InstanceEvent.SHUTDOWN, requested -> heartbeat.renewSoon());
         events.listen(id);
         TelemetryWriter writes;
+        RecordValidity validity = new RecordValidity(settings.telemetry().clockSkewFuture(), RecordValidityMetrics.bind(registry));
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(
                 settings.telemetry().dedupWindow(), settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl());
         if (settings.telemetry().ackReplicas() > 0) {
@@ -252,7 +255,7 @@ public final class IngestionServer implements AutoCloseable {
             epoch.watch(durableConnection);
             RedisAsyncCommands<String, String> durable = durableConnection.async();
             replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys,
-                    new TelemetryEntryMapper(identity::id), writeSettings), durable::waitForReplication, epoch,
+                    new TelemetryEntryMapper(identity::id, validity), writeSettings), durable::waitForReplication, epoch,
                     settings.telemetry().ackReplicas(), settings.telemetry().ackReplicasTimeout(), metrics::replicaShortfall);
             writes = replicaAcks;
         } else {
@@ -262,7 +265,7 @@ public final class IngestionServer implements AutoCloseable {
                             Transports.socketChannel(), settings.redis().commandTimeout())).orElse(null)
                     : null;
             RedisTelemetryWriter writer = new RedisTelemetryWriter(async, keys,
-                    new TelemetryEntryMapper(identity::id), writeSettings, telemetryLanes);
+                    new TelemetryEntryMapper(identity::id, validity), writeSettings, telemetryLanes);
             TelemetryWriteMetrics.bind(registry, writer, telemetryLanes);
             writes = writer;
         }
