@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 /**
  * The meters of {@link RecordValidity}: records stored with {@code valid} = 0 by reason, and the
  * clock skew (rx - ts) of every record stored, as two histograms of its size in seconds, one per
- * direction (Prometheus buckets cannot be negative). No IMEI label: a device is found from the
+ * direction (Micrometer drops negative values from a histogram). No IMEI label: a device is found from the
  * stream's entries, not from here.
  */
 public final class RecordValidityMetrics implements RecordValidity.Observer {
