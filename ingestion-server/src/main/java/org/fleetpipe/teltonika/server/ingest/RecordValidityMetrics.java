@@ -1,14 +1,19 @@
 package org.fleetpipe.teltonika.server.ingest;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The meters of {@link RecordValidity}: records stored with {@code valid} = 0 by reason, and the
- * clock skew (rx - ts) of every record stored, as two histograms of its size in seconds, one per
- * direction (Micrometer drops negative values from a histogram). No IMEI label: a device is found from the
- * stream's entries, not from here.
+ * clock skew (rx - ts) of every record stored, as a histogram of its size in seconds with a
+ * direction label (one series for device clocks behind, one for ahead). No IMEI label: a device is
+ * found from the stream's entries, not from here.
+ *
+ * <p>The histogram is observed for every record on the event loops, so it is a {@link ClockSkewHistogram}
+ * (per-thread cells) registered beside Micrometer's meters in the same Prometheus scrape, not a
+ * Micrometer summary (BENCHMARKS.md: about 100 ns a record on the encoding path, against a few).
  */
 public final class RecordValidityMetrics implements RecordValidity.Observer {
 
@@ -19,18 +24,22 @@ public final class RecordValidityMetrics implements RecordValidity.Observer {
     static final double[] SKEW_BUCKETS = {1, 5, 15, 60, 300, 600, 1_800, 3_600, 21_600, 86_400, 604_800,
             2_592_000, 31_536_000};
 
-    private final Counter[] invalid = new Counter[RecordValidity.Reason.values().length];
-    private final DistributionSummary behind;
-    private final DistributionSummary ahead;
+    /** Read by the counters at each scrape; LongAdders, as the event loops count at once. */
+    private final LongAdder[] invalid = new LongAdder[RecordValidity.Reason.values().length];
+    private final ClockSkewHistogram skew = new ClockSkewHistogram(SKEW_BUCKETS);
 
     private RecordValidityMetrics(MeterRegistry registry) {
         for (RecordValidity.Reason reason : RecordValidity.Reason.values()) {
-            invalid[reason.ordinal()] = Counter.builder("teltonika.records.invalid").tag("reason", reason.label())
+            LongAdder count = new LongAdder();
+            invalid[reason.ordinal()] = count;
+            FunctionCounter.builder("teltonika.records.invalid", count, LongAdder::sum).tag("reason", reason.label())
                     .description("records stored with valid=0: no GPS fix, or a clock before 2010 or more than "
                             + "CLOCK_SKEW_FUTURE ahead of the server").register(registry);
         }
-        behind = skew(registry, "behind");
-        ahead = skew(registry, "ahead");
+        // Another registry (tests' SimpleMeterRegistry) does not show it; skewCount still counts.
+        if (registry instanceof PrometheusMeterRegistry prometheus) {
+            prometheus.getPrometheusRegistry().register(skew);
+        }
     }
 
     /** Registers the meters (every series at 0 from the start) and returns the observer that feeds them. */
@@ -38,24 +47,16 @@ public final class RecordValidityMetrics implements RecordValidity.Observer {
         return new RecordValidityMetrics(registry);
     }
 
-    private static DistributionSummary skew(MeterRegistry registry, String direction) {
-        return DistributionSummary.builder("teltonika.record.clock.skew").baseUnit("seconds")
-                .tag("direction", direction)
-                .description("|rx - ts| of every record stored, in seconds; direction=behind: the record is older "
-                        + "than its receipt (delay, a stored backlog, a slow clock), ahead: the device's clock is "
-                        + "ahead of the server's")
-                .serviceLevelObjectives(SKEW_BUCKETS).register(registry);
-    }
-
     @Override
     public void checked(RecordValidity.Reason reason, double skewMillis) {
-        if (skewMillis >= 0) {
-            behind.record(skewMillis / 1000);
-        } else {
-            ahead.record(-skewMillis / 1000);
-        }
+        skew.observe(skewMillis);
         if (reason != null) {
             invalid[reason.ordinal()].increment();
         }
+    }
+
+    /** Records observed with that direction ("behind" or "ahead"): for tests. */
+    long skewCount(String direction) {
+        return skew.count(direction.equals("ahead"));
     }
 }

@@ -30,6 +30,19 @@ class RecordValidityMetricsTest {
     }
 
     @Test
+    void bind_whenNotPrometheus_thenTheCountersStillCount() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry simple =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        RecordValidityMetrics other = RecordValidityMetrics.bind(simple);
+
+        other.checked(Reason.NO_FIX, -1_000);
+
+        assertThat(simple.get("teltonika.records.invalid").tag("reason", "no-fix").functionCounter().count()).isEqualTo(1);
+        assertThat(other.skewCount("ahead")).isEqualTo(1);
+        assertThat(other.skewCount("behind")).isZero();
+    }
+
+    @Test
     void checked_countsTheReasonAndBucketsTheSkewByDirection() {
         metrics.checked(null, 3_000);               // 3 s late
         metrics.checked(Reason.NO_FIX, 0);          // on time
