@@ -16,8 +16,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * {@code teltonika_record_clock_skew_seconds}: a Prometheus histogram of |rx - ts| per record, with
  * a {@code direction} label (behind, ahead). Observed for every record on the event loops, so each
  * thread counts into cells of its own with plain stores (no shared cache line, no atomic
- * instruction, no clock read) and a scrape adds the cells up: a few nanoseconds a record, where a
- * Micrometer summary with buckets cost about 100 and the Prometheus client's histogram about 50.
+ * instruction, no clock read) and a scrape adds the cells up: within the encoding benchmark's noise,
+ * where a Micrometer summary with buckets cost about 100 ns a record and the Prometheus client's
+ * histogram about 50 (BENCHMARKS.md). A thread's cell outlives it (its counts must not go back);
+ * the threads that encode records are the event loops, a fixed few.
  */
 final class ClockSkewHistogram implements Collector {
 

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>The histogram is observed for every record on the event loops, so it is a {@link ClockSkewHistogram}
  * (per-thread cells) registered beside Micrometer's meters in the same Prometheus scrape, not a
- * Micrometer summary (BENCHMARKS.md: about 100 ns a record on the encoding path, against a few).
+ * Micrometer summary (about 100 ns a record on the encoding path, BENCHMARKS.md).
  */
 public final class RecordValidityMetrics implements RecordValidity.Observer {
 
