@@ -94,8 +94,8 @@ bench_wait_for_quiet() {
 # fields and order; IO as the simulator sends: 239, 240, 21, 66, 67, 16, 11), about 300 bytes.
 bench_entry=(imei 352093081452251 codec 8 ts 1763800000000 rx 1763800000214 priority 0
   lat 54.6871555 lon 25.2796514 alt 112 angle 245 sat 14 speed 47 event 0
-  io '{"239":1,"240":1,"21":5,"66":13903,"67":3946,"16":45325566,"11":8937060100001234567}'
-  instance "$(hostname)-1" schema 1)
+  io '{"239":1,"240":1,"21":5,"66":13903,"67":3946,"16":45325566,"11":8937060100001234567}' valid 1
+  instance "$(hostname)-1" schema 2)
 bench_maxlen=1000000
 
 bench_csv_rps() {  # requests/s from redis-benchmark --csv: 7th field from the end (the test name holds quotes and commas)

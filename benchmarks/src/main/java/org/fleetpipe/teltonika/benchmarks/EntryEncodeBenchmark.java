@@ -1,5 +1,7 @@
 package org.fleetpipe.teltonika.benchmarks;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +13,8 @@ import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
 import org.fleetpipe.teltonika.codec.avl.AvlScratch;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.redis.RespArguments;
+import org.fleetpipe.teltonika.server.ingest.RecordValidity;
+import org.fleetpipe.teltonika.server.ingest.RecordValidityMetrics;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -42,10 +46,17 @@ public class EntryEncodeBenchmark {
     @Param({"10"})
     public int records;
 
+    /**
+     * {@code metered}: each record's validity told to the server's Prometheus meters, as the server
+     * does; {@code unobserved}: the rule alone (what the meters cost is the difference).
+     */
+    @Param({"metered"})
+    public String validity;
+
     private final AvlPacketDecoder decoder = new AvlPacketDecoder(DecodeLimits.DEFAULTS.withMaxFrameBytes(1 << 20));
     private final AvlScratch scratch = new AvlScratch();
     private final AvlRecordCursor cursor = new AvlRecordCursor();
-    private final TelemetryEntryMapper mapper = new TelemetryEntryMapper("ingest-7f9c4d-1");
+    private TelemetryEntryMapper mapper;
     private final TelemetryEntryMapper.PacketValues values =
             new TelemetryEntryMapper.PacketValues(RespArguments.preEncoded("telemetry"));
     private final byte[] imei = RespArguments.preEncoded("352093081452251");
@@ -54,6 +65,13 @@ public class EntryEncodeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
+        RecordValidity.Observer observer = switch (validity) {
+            case "metered" -> RecordValidityMetrics.bind(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            case "unobserved" -> RecordValidity.Observer.NONE;
+            default -> throw new IllegalArgumentException("validity: metered or unobserved, not " + validity);
+        };
+        mapper = new TelemetryEntryMapper(() -> "ingest-7f9c4d-1",
+                new RecordValidity(RecordValidity.DEFAULT_FUTURE_SKEW, observer));
         AvlPacket packet = BenchmarkPackets.realistic(BenchmarkPackets.codec(codec), records);
         byte[] bytes = RandomAvl.body(packet);
         body = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length);

@@ -12,7 +12,9 @@ package org.fleetpipe.teltonika.consumer;
  *                dead-letter stream and acknowledged
  * @param gone    entries trimmed before this consumer got them (possible only when the server's
  *                retention is 'delivered'); acknowledged so they leave the pending list
+ * @param invalid entries read with {@code valid} = 0 (no GPS fix or an implausible clock; for a
+ *                schema 1 entry, by the same rule: {@link EntryValidity})
  */
 public record ConsumerTotals(long read, long acked, long claimed, long failed, long deadLettered, long gone,
-                             String lastId) {
+                             long invalid, String lastId) {
 }

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * Prints each entry as one JSON object: the stream id, then every field as a string, except
- * {@code io}, which already is a JSON object and is embedded as one.
+ * {@code io}, which already is a JSON object and is embedded as one. Every line has {@code valid}:
+ * a schema 1 entry, which has none, gets it from the same rule ({@link EntryValidity}).
  */
 public final class JsonLinesHandler implements EntryHandler {
 
@@ -29,6 +30,11 @@ public final class JsonLinesHandler implements EntryHandler {
             } else {
                 quote(line, field.getValue());
             }
+        }
+        String derived = entry.getBody().containsKey("valid") ? null : EntryValidity.of(entry.getBody());
+        if (derived != null) {
+            line.append(",\"valid\":");
+            quote(line, derived);
         }
         out.println(line.append('}'));
     }

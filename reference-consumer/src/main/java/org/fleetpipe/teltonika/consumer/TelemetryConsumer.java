@@ -44,6 +44,7 @@ public final class TelemetryConsumer {
     private long failed;
     private long deadLettered;
     private long gone;
+    private long invalid;
     private String lastId = "";
 
     public TelemetryConsumer(RedisCommands<String, String> redis, ConsumerOptions options, EntryHandler handler,
@@ -112,7 +113,7 @@ public final class TelemetryConsumer {
     }
 
     public ConsumerTotals totals() {
-        return new ConsumerTotals(read, acked, claimed, failed, deadLettered, gone, lastId);
+        return new ConsumerTotals(read, acked, claimed, failed, deadLettered, gone, invalid, lastId);
     }
 
     private boolean limitReached(long startedAt) {
@@ -167,6 +168,9 @@ public final class TelemetryConsumer {
                 continue;
             }
             read++;
+            if ("0".equals(EntryValidity.of(entry.getBody()))) {
+                invalid++;
+            }
             try {
                 handler.handle(entry);
                 done.add(entry.getId());
@@ -203,9 +207,9 @@ public final class TelemetryConsumer {
     }
 
     private void progress(String what, double ratePerSecond) {
-        progressOut.printf("%s: group=%s consumer=%s read=%d acked=%d claimed=%d failed=%d dead-lettered=%d gone=%d%s"
-                + " last=%s%s%n", what, options.group(), options.consumer(), read, acked, claimed, failed, deadLettered,
-                gone, ratePerSecond >= 0 ? String.format(" rate=%.0f/s", ratePerSecond) : "",
+        progressOut.printf("%s: group=%s consumer=%s read=%d invalid=%d acked=%d claimed=%d failed=%d dead-lettered=%d"
+                + " gone=%d%s last=%s%s%n", what, options.group(), options.consumer(), read, invalid, acked, claimed,
+                failed, deadLettered, gone, ratePerSecond >= 0 ? String.format(" rate=%.0f/s", ratePerSecond) : "",
                 lastId.isEmpty() ? "-" : lastId, groupLag());
     }
 

@@ -42,7 +42,9 @@ class ReferenceConsumerIT {
             Map<String, String> read = new HashMap<>();
             for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
                 JsonNode entry = JSON.readTree(line);
-                assertThat(entry.get("schema").asText()).isEqualTo("1");
+                assertThat(entry.get("schema").asText()).isEqualTo("2");
+                assertThat(entry.get("valid").asText()).as("the simulator's records have a fix and the time")
+                        .isEqualTo("1");
                 assertThat(entry.get("io").isObject()).as("io embedded as an object").isTrue();
                 read.put(SimulatedFleet.key(entry.get("imei").asText(), entry.get("ts").asLong()),
                         SimulatedFleet.projection(Map.of("lat", entry.get("lat").asText(), "lon",

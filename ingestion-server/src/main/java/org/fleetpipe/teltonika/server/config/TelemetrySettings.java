@@ -23,10 +23,11 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
  * @param transactionWrites      MULTI blocks on a connection per event loop (else the script alone)
  * @param deadLetterMaxEntries   entries dlq:frames keeps
  * @param deadLetterMaxFrameBytes raw bytes kept of a dead-lettered frame
+ * @param clockSkewFuture        a record stamped more than this after its receipt is stored with valid=0
  */
 public record TelemetrySettings(StreamRetentionSettings retention, Duration dedupWindow, int ackReplicas,
                                 Duration ackReplicasTimeout, int dedupPerDevice, boolean transactionWrites,
-                                int deadLetterMaxEntries, int deadLetterMaxFrameBytes) {
+                                int deadLetterMaxEntries, int deadLetterMaxFrameBytes, Duration clockSkewFuture) {
 
     static TelemetrySettings from(Config c) {
         return new TelemetrySettings(retention(c),
@@ -36,7 +37,16 @@ public record TelemetrySettings(StreamRetentionSettings retention, Duration dedu
                 intIn(c, "telemetry.dedup-per-device", 1, 100_000),
                 oneOf(c, "telemetry.write-path", "transaction", "script").equals("transaction"),
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
-                intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024));
+                intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
+                clockSkewFuture(c));
+    }
+
+    private static Duration clockSkewFuture(Config c) {
+        Duration skew = notNegative(c, "telemetry.clock-skew-future");
+        if (skew.compareTo(Duration.ofDays(30)) > 0) {
+            throw refuse(c, "telemetry.clock-skew-future", "must be at most 30d");
+        }
+        return skew;
     }
 
     private static StreamRetentionSettings retention(Config c) {

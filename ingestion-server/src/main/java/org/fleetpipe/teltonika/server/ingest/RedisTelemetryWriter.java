@@ -348,7 +348,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             AvlRecordCursor r = cursor.reset(packet);
             for (int i = 0; r.next(); i++) {
                 if (!repeat[i]) {
-                    mapper.appendRecordValues(codec, r, args);
+                    mapper.appendRecordValues(codec, r, receivedAtMillis, args);
                 }
             }
         }

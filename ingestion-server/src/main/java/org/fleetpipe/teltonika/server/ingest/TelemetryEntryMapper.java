@@ -15,20 +15,23 @@ import org.fleetpipe.teltonika.redis.RespArguments;
 public final class TelemetryEntryMapper {
 
     /**
-     * The entry layout's version, in every entry's {@code schema} field (TELEMETRY.md): raised only
-     * when a field changes meaning or goes away; a new field keeps it.
+     * The entry layout's version, in every entry's {@code schema} field (TELEMETRY.md). 2 added
+     * {@code valid}: a field a consumer must look at before it trusts {@code lat}, {@code lon} and
+     * {@code ts}, so consumers learn of it from the version rather than by chance.
      */
-    public static final String SCHEMA_VERSION = "1";
+    public static final String SCHEMA_VERSION = "2";
     private static final byte[] ENCODED_SCHEMA_VERSION = RespArguments.preEncoded(SCHEMA_VERSION);
     /** Coordinates come as degrees x 10^7 and are written as plain decimal degrees (the contract). */
     private static final int DEGREES_SCALE = 7;
     private static final byte[] XADD = RespArguments.preEncoded("XADD");
     private static final byte[] AUTO_ID = RespArguments.preEncoded("*");
+    private static final byte[] VALID = RespArguments.preEncoded("1");
+    private static final byte[] INVALID = RespArguments.preEncoded("0");
 
     private static final List<String> FIELDS = List.of("imei", "codec", "ts", "rx", "priority", "lat", "lon",
-            "alt", "angle", "sat", "speed", "event", "io", "instance", "schema");
+            "alt", "angle", "sat", "speed", "event", "io", "valid", "instance", "schema");
     private static final List<String> FIELDS_WITH_GEN = List.of("imei", "codec", "ts", "rx", "priority", "lat",
-            "lon", "alt", "angle", "sat", "speed", "event", "gen", "io", "instance", "schema");
+            "lon", "alt", "angle", "sat", "speed", "event", "gen", "io", "valid", "instance", "schema");
     private static final byte[][] ENCODED = encode(FIELDS);
     private static final byte[][] ENCODED_WITH_GEN = encode(FIELDS_WITH_GEN);
     /** Per field: 'p' when the whole packet has one value (written by appendPacketValues), 'r' per record. */
@@ -44,11 +47,21 @@ public final class TelemetryEntryMapper {
     }
 
     private final Supplier<String> instanceId;
+    private final RecordValidity validity;
     private volatile EncodedId instance = new EncodedId("", RespArguments.preEncoded(""));
 
-    /** {@code instanceId} is asked per packet: the id changes if the instance has to re-incarnate. */
-    public TelemetryEntryMapper(Supplier<String> instanceId) {
+    /**
+     * {@code instanceId} is asked per packet: the id changes if the instance has to re-incarnate.
+     * {@code validity} decides each record's {@code valid} field and is told of every record encoded.
+     */
+    public TelemetryEntryMapper(Supplier<String> instanceId, RecordValidity validity) {
         this.instanceId = instanceId;
+        this.validity = validity;
+    }
+
+    /** With the default validity rule, unobserved. */
+    public TelemetryEntryMapper(Supplier<String> instanceId) {
+        this(instanceId, RecordValidity.unobserved());
     }
 
     public TelemetryEntryMapper(String instanceId) {
@@ -88,9 +101,12 @@ public final class TelemetryEntryMapper {
         out.encoded(ENCODED_SCHEMA_VERSION);
     }
 
-    /** Appends the values of the cursor's record, in field order ('r' in the pattern); reads its IO to the last. */
-    public void appendRecordValues(CodecId codec, AvlRecordCursor r, RespArguments out) {
-        appendRecord(codec, r, out, null);
+    /**
+     * Appends the values of the cursor's record, in field order ('r' in the pattern); reads its IO to
+     * the last. {@code receivedAtMillis} is the packet's (its clock is checked against it).
+     */
+    public void appendRecordValues(CodecId codec, AvlRecordCursor r, long receivedAtMillis, RespArguments out) {
+        appendRecord(codec, r, receivedAtMillis, out, null);
     }
 
     /**
@@ -98,7 +114,7 @@ public final class TelemetryEntryMapper {
      * in field order (a MULTI block's command). Reads its IO to the last.
      */
     public void appendXadd(PacketValues packet, AvlRecordCursor r, RespArguments out) {
-        appendRecord(packet.codec, r, out, packet);
+        appendRecord(packet.codec, r, packet.receivedAtMillis, out, packet);
     }
 
     /**
@@ -109,6 +125,7 @@ public final class TelemetryEntryMapper {
         byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
         int last = names.length - 2;
         into.codec = codec;
+        into.receivedAtMillis = receivedAtMillis;
         into.head.reset().command(3 + entryArguments(codec)).encoded(XADD).encoded(into.streamKey).encoded(AUTO_ID)
                 .encoded(names[0]).encoded(imeiBulk).encoded(names[1]).encoded(ENCODED_LABELS[codec.ordinal()]);
         into.receivedAt.reset().encoded(names[3]).number(receivedAtMillis);
@@ -124,6 +141,7 @@ public final class TelemetryEntryMapper {
     public static final class PacketValues {
         private final byte[] streamKey;
         private CodecId codec;
+        private long receivedAtMillis;
         /** The command's header, name, stream, id, and the imei and codec fields. */
         private final RespArguments head = new RespArguments(128);
         /** The rx field. */
@@ -146,7 +164,8 @@ public final class TelemetryEntryMapper {
      * A record's values in field order; with {@code packet} (a whole entry), each after its name,
      * and the packet's own values with them.
      */
-    private void appendRecord(CodecId codec, AvlRecordCursor r, RespArguments out, PacketValues packet) {
+    private void appendRecord(CodecId codec, AvlRecordCursor r, long receivedAtMillis, RespArguments out,
+                              PacketValues packet) {
         boolean entry = packet != null;
         byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
         int k = 0;
@@ -171,6 +190,9 @@ public final class TelemetryEntryMapper {
             name(out, names, k++, entry).number(r.generationType());
         }
         putIoJson(name(out, names, k++, entry).open(), r).close();
+        boolean valid = validity.check(r.timestamp(), receivedAtMillis, r.satellites(), r.latitude(),
+                r.longitude()) == null;
+        name(out, names, k, entry).encoded(valid ? VALID : INVALID);
         if (entry) {
             out.append(packet.tail);
         }

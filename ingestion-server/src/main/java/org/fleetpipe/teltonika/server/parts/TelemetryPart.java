@@ -10,6 +10,8 @@ import org.fleetpipe.teltonika.server.health.StreamHealth;
 import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.RecordValidity;
+import org.fleetpipe.teltonika.server.ingest.RecordValidityMetrics;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
@@ -81,7 +83,8 @@ public final class TelemetryPart implements Part {
     private TelemetryWriter storeWriter(ServerSettings settings, RedisKeys keys, RedisAsyncCommands<String, String> async) {
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(settings.telemetry().dedupWindow(),
                 settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl());
-        TelemetryEntryMapper mapper = new TelemetryEntryMapper(instance.identity()::id);
+        TelemetryEntryMapper mapper = new TelemetryEntryMapper(instance.identity()::id,
+                new RecordValidity(settings.telemetry().clockSkewFuture(), RecordValidityMetrics.bind(shared.registry())));
         if (settings.telemetry().ackReplicas() > 0) {
             // WAIT blocks its connection, so these writes and their WAITs get one of their own.
             ConnectionEpoch epoch = new ConnectionEpoch();

@@ -85,6 +85,8 @@ class SettingsLoaderTest {
         assertThat(s.telemetry().retention().maxLenWithoutGroups()).isEqualTo(ref.getLong("telemetry.stream-max-len"));
         assertThat(s.telemetry().deadLetterMaxEntries()).isEqualTo(ref.getInt("dead-letters.max-entries"));
         assertThat(s.telemetry().deadLetterMaxFrameBytes()).isEqualTo(ref.getInt("dead-letters.max-frame-bytes"));
+        assertThat(s.telemetry().clockSkewFuture()).isEqualTo(Duration.ofMinutes(10))
+                .isEqualTo(ref.getDuration("telemetry.clock-skew-future"));
         assertThat(s.shutdown().grace()).isEqualTo(ref.getDuration("shutdown.grace"));
     }
 
@@ -317,6 +319,12 @@ class SettingsLoaderTest {
             "REDIS_COMMAND_TIMEOUT | 0s | REDIS_COMMAND_TIMEOUT=0s (teltonika.server.redis.command-timeout): must be at"
                     + " least 1 ms",
             "DRAIN_WINDOW | -1s | DRAIN_WINDOW=-1s (teltonika.server.shutdown.drain-window): must not be negative",
+            "CLOCK_SKEW_FUTURE | -1m | CLOCK_SKEW_FUTURE=-1m (teltonika.server.telemetry.clock-skew-future): must not"
+                    + " be negative",
+            "CLOCK_SKEW_FUTURE | 31d | CLOCK_SKEW_FUTURE=31d (teltonika.server.telemetry.clock-skew-future): must be"
+                    + " at most 30d",
+            "CLOCK_SKEW_FUTURE | 600 | CLOCK_SKEW_FUTURE=600 (teltonika.server.telemetry.clock-skew-future): needs a"
+                    + " unit, such as 600s or 600ms (a bare number is milliseconds only for variables ending in _MS)",
             "LOG_FORMAT | xml | LOG_FORMAT=xml (teltonika.server.log.format): must be text or json (any case)",
             "LOG_LEVEL | loud | LOG_LEVEL=loud (teltonika.server.log.level): must be one of trace, debug, info, warn,"
                     + " error, off (any case)",
@@ -469,8 +477,8 @@ class SettingsLoaderTest {
     void load_whenDurationVariablesGiven_thenBareNumbersOnlyForMsVariablesAndZeroAnywhere() {
         ServerSettings s = SettingsLoader.loadWithEnvironment(Map.of(
                 "HEARTBEAT_TTL_MS", "20000", "HEARTBEAT_INTERVAL_MS", "5s", "JANITOR_INTERVAL_MS", "1500",
-                "SHUTDOWN_GRACE", "2500ms", "DEDUP_WINDOW", "0", "DRAIN_WINDOW", "0", "DEVICE_INFO_TTL", "2d"),
-                Map.of());
+                "SHUTDOWN_GRACE", "2500ms", "DEDUP_WINDOW", "0", "DRAIN_WINDOW", "0", "DEVICE_INFO_TTL", "2d",
+                "CLOCK_SKEW_FUTURE", "90s"), Map.of());
 
         assertThat(s.instance().heartbeatTtl()).isEqualTo(Duration.ofSeconds(20));
         assertThat(s.instance().heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
@@ -479,6 +487,7 @@ class SettingsLoaderTest {
         assertThat(s.telemetry().dedupWindow()).as("0 = off, in any unit").isZero();
         assertThat(s.shutdown().drainWindow()).isZero();
         assertThat(s.devices().deviceInfoTtl()).isEqualTo(Duration.ofDays(2));
+        assertThat(s.telemetry().clockSkewFuture()).isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test

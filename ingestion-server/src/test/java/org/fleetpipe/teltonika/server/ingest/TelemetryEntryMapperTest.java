@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.entry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,7 +60,7 @@ class TelemetryEntryMapperTest {
         RespArguments packetValues = new RespArguments(64);
         mapper.appendPacketValues(IMEI, codec, RX, packetValues);
         RespArguments recordValues = new RespArguments(64);
-        mapper.appendRecordValues(codec, cursorAt(codec, record), recordValues);
+        mapper.appendRecordValues(codec, cursorAt(codec, record), RX, recordValues);
         List<String> names = TelemetryEntryMapper.fieldNames(codec);
         String pattern = TelemetryEntryMapper.valuePattern(codec);
         assertThat(pattern).hasSameSizeAs(names).matches("[pr]+");
@@ -100,8 +103,9 @@ class TelemetryEntryMapperTest {
                 "speed", "65535",
                 "event", "239",
                 "io", "{\"21\":3}",
+                "valid", "1",
                 "instance", INSTANCE,
-                "schema", "1");
+                "schema", "2");
     }
 
     @Test
@@ -110,10 +114,10 @@ class TelemetryEntryMapperTest {
 
         mapper.appendPacketValues(IMEI, CodecId.CODEC_8, RX, out);
         mapper.appendRecordValues(CodecId.CODEC_8, cursorAt(CodecId.CODEC_8, record(0, 0, AvlRecord.NO_GENERATION,
-                List.of())), out);
+                List.of())), RX, out);
 
-        assertThat(out.strings()).startsWith("earlier", "42").hasSize(2 + 15);
-        assertThat(out.count()).isEqualTo(17);
+        assertThat(out.strings()).startsWith("earlier", "42").hasSize(2 + 16);
+        assertThat(out.count()).isEqualTo(18);
     }
 
     @ParameterizedTest
@@ -196,7 +200,7 @@ class TelemetryEntryMapperTest {
         assertThat(e).containsEntry("gen", "7");
         assertThat(e.keySet()).containsSubsequence("event", "gen", "io");
         assertThat(e.keySet()).containsExactly("imei", "codec", "ts", "rx", "priority", "lat", "lon", "alt", "angle",
-                "sat", "speed", "event", "gen", "io", "instance", "schema");
+                "sat", "speed", "event", "gen", "io", "valid", "instance", "schema");
     }
 
     @Test
@@ -233,6 +237,88 @@ class TelemetryEntryMapperTest {
         JsonNode parsed = new ObjectMapper().readTree(json);
         assertThat(parsed.get("4").bigIntegerValue()).isEqualTo(new BigInteger("18446744073709551615"));
         assertThat(parsed.get("65535").isTextual()).isTrue();
+    }
+
+    private static AvlRecord fixed(long ts, int satellites, int lat, int lon) {
+        return new AvlRecord(ts, 0, new GpsElement(lon, lat, (short) 100, 90, satellites, 40), 0,
+                AvlRecord.NO_GENERATION, List.of());
+    }
+
+    /** The entry as the block path writes it: one whole XADD, names and values after the stream and id. */
+    private static Map<String, String> xadd(TelemetryEntryMapper mapper, CodecId codec, AvlRecord record) {
+        TelemetryEntryMapper.PacketValues packet = mapper.packetValues(
+                new TelemetryEntryMapper.PacketValues(RespArguments.preEncoded("telemetry")), codec,
+                RespArguments.preEncoded(IMEI.value()), RX);
+        RespArguments out = new RespArguments(64);
+        mapper.appendXadd(packet, cursorAt(codec, record), out);
+        List<String> strings = command(out);
+        assertThat(strings.subList(0, 3)).containsExactly("XADD", "telemetry", "*");
+        assertThat(strings).hasSize(3 + TelemetryEntryMapper.entryArguments(codec));
+        return asMap(strings.subList(3, strings.size()));
+    }
+
+    /** One RESP command ({@code *N} and N bulk strings), decoded. */
+    private static List<String> command(RespArguments out) {
+        ByteBuf bytes = Unpooled.buffer();
+        out.copyTo(bytes);
+        String resp = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(resp).startsWith("*");
+        int at = resp.indexOf("\r\n");
+        int n = Integer.parseInt(resp.substring(1, at));
+        List<String> strings = new ArrayList<>();
+        at += 2;
+        for (int i = 0; i < n; i++) {
+            assertThat(resp.charAt(at)).isEqualTo('$');
+            int lineEnd = resp.indexOf("\r\n", at);
+            int size = Integer.parseInt(resp.substring(at + 1, lineEnd));
+            strings.add(resp.substring(lineEnd + 2, lineEnd + 2 + size));
+            at = lineEnd + 2 + size + 2;
+        }
+        assertThat(at).as("one command, nothing after it").isEqualTo(resp.length());
+        return strings;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "a fix and a plausible clock, 1700000000000, 9, 546872383, 252800000, 1",
+            "no satellites at 0/0, 1700000000000, 0, 0, 0, 0",
+            "latitude out of range, 1700000000000, 9, 900000001, 252800000, 0",
+            "longitude out of range, 1700000000000, 9, 546872383, -1800000001, 0",
+            "10 minutes ahead of rx, 1700000600123, 9, 546872383, 252800000, 1",
+            "10 minutes and 1 ms ahead of rx, 1700000600124, 9, 546872383, 252800000, 0",
+            "1 ms before 2010, 1262303999999, 9, 546872383, 252800000, 0",
+            "a clock reset to 1970, 0, 0, 0, 0, 0"})
+    void valid_whenEachReason_thenBothPathsWriteTheSameValue(String why, long ts, int satellites, int lat, int lon,
+                                                             String valid) {
+        AvlRecord record = fixed(ts, satellites, lat, lon);
+
+        Map<String, String> script = asMap(fields(CodecId.CODEC_8E, record));
+        Map<String, String> block = xadd(mapper, CodecId.CODEC_8E, record);
+
+        assertThat(script).containsEntry("valid", valid).containsEntry("schema", "2");
+        assertThat(block).isEqualTo(script);
+    }
+
+    @Test
+    void valid_whenCodec16_thenAfterIoAndGen() {
+        Map<String, String> e = xadd(mapper, CodecId.CODEC_16, record(0, 0, 3, List.of()));
+
+        assertThat(e.keySet()).containsExactly("imei", "codec", "ts", "rx", "priority", "lat", "lon", "alt", "angle",
+                "sat", "speed", "event", "gen", "io", "valid", "instance", "schema");
+        assertThat(e).containsEntry("valid", "1");
+    }
+
+    @Test
+    void validity_whenRecordsAreEncoded_thenEachIsToldWithItsSkewOnBothPaths() {
+        List<String> seen = new ArrayList<>();
+        TelemetryEntryMapper observed = new TelemetryEntryMapper(() -> INSTANCE, new RecordValidity(
+                java.time.Duration.ofMinutes(10), (invalid, skew) -> seen.add(invalid + " " + (long) skew)));
+
+        fields(observed, CodecId.CODEC_8, fixed(RX - 2_000, 9, 1, 1));
+        xadd(observed, CodecId.CODEC_8, fixed(RX + 700_000, 9, 1, 1));
+        xadd(observed, CodecId.CODEC_8, fixed(RX, 0, 0, 0));
+
+        assertThat(seen).containsExactly("null 2000", "CLOCK_FUTURE -700000", "NO_FIX 0");
     }
 
     @Test

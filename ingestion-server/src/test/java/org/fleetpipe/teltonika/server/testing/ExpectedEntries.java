@@ -2,6 +2,8 @@ package org.fleetpipe.teltonika.server.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +31,7 @@ public final class ExpectedEntries {
             fields.add("gen");
         }
         fields.add("io");
+        fields.add("valid");
         fields.add("instance");
         fields.add("schema");
         return fields;
@@ -53,8 +56,9 @@ public final class ExpectedEntries {
                 e.put("gen", Integer.toString(r.generationType()));
             }
             e.put("io", sorted(IoJson.expected(r.io())));
+            e.put("valid", valid(r.timestamp(), r.gps().satellites(), r.gps().latitude(), r.gps().longitude()));
             e.put("instance", instance);
-            e.put("schema", "1");
+            e.put("schema", "2");
             out.add(e);
         }
         return out;
@@ -79,8 +83,10 @@ public final class ExpectedEntries {
                 e.put("gen", n.get("gen").asText());
             }
             e.put("io", sorted(IoJson.canonical(n.get("io"))));
+            e.put("valid", valid(n.get("ts").asLong(), n.get("sat").asInt(), n.get("lat").decimalValue(),
+                    n.get("lon").decimalValue()));
             e.put("instance", instance);
-            e.put("schema", "1");
+            e.put("schema", "2");
             out.add(e);
         }
         return out;
@@ -97,6 +103,23 @@ public final class ExpectedEntries {
             e.put("io", sorted(IoJson.canonical(e.get("io"))));
         }
         return e;
+    }
+
+    /**
+     * TELEMETRY.md's rule, written out again from the document: no fix (no satellites at 0/0, or a
+     * coordinate out of range), a clock before 2010, or one more than the default 10 minutes ahead
+     * (of now: the test's send, which {@code rx} follows within the test's time).
+     */
+    public static String valid(long ts, int satellites, BigDecimal lat, BigDecimal lon) {
+        boolean clockPast = ts < Instant.parse("2010-01-01T00:00:00Z").toEpochMilli();
+        boolean clockFuture = ts > System.currentTimeMillis() + Duration.ofMinutes(10).toMillis();
+        boolean noFix = satellites == 0 && lat.signum() == 0 && lon.signum() == 0
+                || lat.abs().compareTo(BigDecimal.valueOf(90)) > 0 || lon.abs().compareTo(BigDecimal.valueOf(180)) > 0;
+        return clockPast || clockFuture || noFix ? "0" : "1";
+    }
+
+    private static String valid(long ts, int satellites, int rawLat, int rawLon) {
+        return valid(ts, satellites, BigDecimal.valueOf(rawLat).movePointLeft(7), BigDecimal.valueOf(rawLon).movePointLeft(7));
     }
 
     // Key order is the server's choice (wire order); the values and their JSON types are not.
