@@ -114,8 +114,7 @@ public final class IngestionServer implements AutoCloseable {
         return devices == null ? null : devices.tcpAddress();
     }
 
-    /** Null when TLS is off. */
-    public InetSocketAddress tlsAddress() {
+    public InetSocketAddress tlsAddress() { // null when TLS is off
         return devices == null ? null : devices.tlsAddress();
     }
 
