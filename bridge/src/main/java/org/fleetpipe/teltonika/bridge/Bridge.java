@@ -1,0 +1,158 @@
+package org.fleetpipe.teltonika.bridge;
+
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.bridge.delivery.Backoff;
+import org.fleetpipe.teltonika.bridge.delivery.DeviceLanes;
+import org.fleetpipe.teltonika.bridge.delivery.HeldEntries;
+import org.fleetpipe.teltonika.bridge.delivery.RecordMaker;
+import org.fleetpipe.teltonika.bridge.delivery.StreamPump;
+import org.fleetpipe.teltonika.bridge.devices.DeviceModels;
+import org.fleetpipe.teltonika.bridge.ops.BridgeHttpServer;
+import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
+import org.fleetpipe.teltonika.bridge.sink.Sink;
+import org.fleetpipe.teltonika.bridge.stream.BridgeDeadLetters;
+import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
+import org.fleetpipe.teltonika.bridge.stream.GroupLag;
+import org.fleetpipe.teltonika.bridge.stream.GroupReader;
+import org.fleetpipe.teltonika.bridge.stream.GroupStart;
+import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
+import org.fleetpipe.teltonika.payload.IoDictionary;
+import org.fleetpipe.teltonika.payload.RecordPayload;
+import org.fleetpipe.teltonika.redis.RedisConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One bridge replica: reads the group (own connection), delivers on device lanes, acknowledges
+ * and touches on a second connection, and serves its metrics and health.
+ */
+public final class Bridge implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Bridge.class);
+    /** Longer than the pump's 1 s XREADGROUP block, which holds the reading connection. */
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
+
+    private final BridgeSettings settings;
+    private final Sink sink;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ScheduledExecutorService chores = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "bridge-chores");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private RedisConnector redis;
+    private StatefulRedisConnection<String, String> readConnection;
+    private DeviceLanes lanes;
+    private StreamPump pump;
+    private Thread pumpThread;
+    private BridgeHttpServer http;
+    private BridgeMetrics metrics;
+
+    public Bridge(BridgeSettings settings, Sink sink) {
+        this.settings = settings;
+        this.sink = sink;
+    }
+
+    /** Connects, creates or moves the group, and starts reading. */
+    public void start() throws IOException {
+        StreamKeys keys = new StreamKeys(settings.namespace(), settings.group());
+        redis = RedisConnector.connect(settings.redisUrl(), COMMAND_TIMEOUT);
+        readConnection = redis.client().connect();
+        LOG.info("bridge starting sink={} consumer={} {}", sink.name(), settings.consumer(),
+                GroupStart.apply(redis.connection().sync(), keys, settings.from()));
+        HeldEntries held = new HeldEntries();
+        metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);
+        Backoff backoff = new Backoff(Duration.ofMillis(100), settings.maxBackoff());
+        EntryAcks acks = new EntryAcks(redis.connection().sync(), keys, settings.consumer());
+        RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.empty()),
+                new DeviceModels(redis.connection().sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
+        lanes = new DeviceLanes(settings.lanes(), settings.batch(), sink, maker, acks,
+                new BridgeDeadLetters(redis.connection().sync(), keys, settings.deadLetterMax()), backoff, held,
+                metrics);
+        pump = new StreamPump(new GroupReader(readConnection.sync(), keys, settings.consumer()), lanes,
+                settings.batch(), settings.claimIdle(), settings.claimIdle().dividedBy(2), backoff, metrics);
+        long touchEvery = Math.max(100, settings.claimIdle().toMillis() / 3);
+        chores.scheduleWithFixedDelay(() -> touch(acks, held), touchEvery, touchEvery, TimeUnit.MILLISECONDS);
+        GroupLag lag = new GroupLag(redis.connection().sync(), keys);
+        chores.scheduleWithFixedDelay(() -> measureLag(lag), 0, 5, TimeUnit.SECONDS);
+        lanes.start();
+        pumpThread = new Thread(pump, "bridge-pump");
+        pumpThread.start();
+        if (settings.httpPort() >= 0) {
+            http = new BridgeHttpServer(settings.httpHost(), settings.httpPort(), registry, this::readiness);
+        }
+        LOG.info("bridge started sink={} group={} lanes={} batch={} http_port={}", sink.name(), settings.group(),
+                settings.lanes(), settings.batch(), http == null ? -1 : http.port());
+    }
+
+    private void touch(EntryAcks acks, HeldEntries held) {
+        try {
+            acks.touch(held.snapshot());
+        } catch (RuntimeException e) {
+            metrics.redisError();
+        }
+    }
+
+    private void measureLag(GroupLag lag) {
+        try {
+            long now = System.currentTimeMillis();
+            GroupLag.Lag measured = lag.measure(now);
+            metrics.lag(measured.entries(), measured.oldestAgeMillis());
+        } catch (RuntimeException e) {
+            metrics.redisError();
+        }
+    }
+
+    private BridgeHttpServer.Readiness readiness() {
+        if (!pump.isReading()) {
+            return new BridgeHttpServer.Readiness(false, "not reading the stream (Redis unreachable?)");
+        }
+        long failingSince = metrics.sinkFailingSince();
+        if (failingSince != 0) {
+            return new BridgeHttpServer.Readiness(true, "sink failing since "
+                    + java.time.Instant.ofEpochMilli(failingSince) + ", retrying");
+        }
+        return new BridgeHttpServer.Readiness(true, "delivering");
+    }
+
+    /** The port of /metrics and /health, once started. */
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Stops reading, lets the lanes finish what is in flight within the grace, then lets go of everything. */
+    @Override
+    public void close() throws InterruptedException {
+        long started = System.nanoTime();
+        if (pump != null) {
+            pump.stop();
+            pumpThread.join(5_000);
+        }
+        if (lanes != null) {
+            lanes.stop(settings.shutdownGrace());
+        }
+        chores.shutdownNow();
+        sink.close();
+        if (http != null) {
+            http.close();
+        }
+        if (readConnection != null) {
+            readConnection.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+        LOG.info("bridge stopped sink={} in_ms={}", sink.name(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+}

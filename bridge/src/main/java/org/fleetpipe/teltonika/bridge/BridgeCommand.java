@@ -1,0 +1,192 @@
+package org.fleetpipe.teltonika.bridge;
+
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.fleetpipe.teltonika.bridge.BridgeSettings.SinkKind;
+import org.fleetpipe.teltonika.bridge.stream.GroupStart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** The bridge's command line; every option also has an environment variable, for Kubernetes. */
+@Command(name = "bridge", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Delivers the telemetry stream to Kafka, an HTTP endpoint or MQTT, acknowledging a stream"
+                + " entry only after the sink confirmed its record.")
+final class BridgeCommand {
+
+    @Option(names = "--sink", required = true, defaultValue = "${env:BRIDGE_SINK}",
+            description = "kafka, http or mqtt (BRIDGE_SINK)")
+    String sink;
+
+    @Option(names = "--redis-url", defaultValue = "${env:REDIS_URL}",
+            description = "the servers' Redis (REDIS_URL)")
+    String redisUrl;
+
+    @Option(names = "--namespace", defaultValue = "${env:REDIS_NAMESPACE:-}",
+            description = "the servers' key prefix (REDIS_NAMESPACE)")
+    String namespace;
+
+    @Option(names = "--group", defaultValue = "${env:BRIDGE_GROUP}",
+            description = "consumer group; default: the sink's name (BRIDGE_GROUP)")
+    String group;
+
+    @Option(names = "--consumer", defaultValue = "${env:BRIDGE_CONSUMER}",
+            description = "this replica's name in the group, stable across restarts; default: the host name"
+                    + " (the pod name) (BRIDGE_CONSUMER)")
+    String consumer;
+
+    @Option(names = "--from", defaultValue = "${env:BRIDGE_FROM}",
+            description = "replay: create or move the group to this entry id or ISO time, or 0 for all the stream"
+                    + " still holds (BRIDGE_FROM)")
+    String from;
+
+    @Option(names = "--batch", defaultValue = "${env:BRIDGE_BATCH:-500}",
+            description = "records per sink call (BRIDGE_BATCH, 500)")
+    int batch;
+
+    @Option(names = "--lanes", defaultValue = "${env:BRIDGE_LANES:-4}",
+            description = "batches in flight at once, devices spread over them (BRIDGE_LANES, 4)")
+    int lanes;
+
+    @Option(names = "--claim-idle", defaultValue = "${env:BRIDGE_CLAIM_IDLE:-60s}",
+            description = "take over entries another replica held this long without touching them"
+                    + " (BRIDGE_CLAIM_IDLE, 60s)")
+    String claimIdle;
+
+    @Option(names = "--max-backoff", defaultValue = "${env:BRIDGE_MAX_BACKOFF:-30s}",
+            description = "longest wait between two tries of a failing sink (BRIDGE_MAX_BACKOFF, 30s)")
+    String maxBackoff;
+
+    @Option(names = "--shutdown-grace", defaultValue = "${env:BRIDGE_SHUTDOWN_GRACE:-20s}",
+            description = "on SIGTERM, time to finish the batches in flight (BRIDGE_SHUTDOWN_GRACE, 20s)")
+    String shutdownGrace;
+
+    @Option(names = "--dead-letter-max", defaultValue = "${env:BRIDGE_DEAD_LETTER_MAX:-100000}",
+            description = "cap of the stream dlq:bridge:<group> (BRIDGE_DEAD_LETTER_MAX, 100000)")
+    long deadLetterMax;
+
+    @Option(names = "--http-host", defaultValue = "${env:BRIDGE_HTTP_HOST:-0.0.0.0}",
+            description = "address of /metrics and /health (BRIDGE_HTTP_HOST)")
+    String httpHost;
+
+    @Option(names = "--http-port", defaultValue = "${env:BRIDGE_HTTP_PORT:-8090}",
+            description = "port of /metrics and /health, 0 for any (BRIDGE_HTTP_PORT, 8090)")
+    int httpPort;
+
+    @Option(names = "--topic", defaultValue = "${env:BRIDGE_TOPIC}",
+            description = "kafka: the topic (teltonika.records); mqtt: the topic template with {imei}"
+                    + " (teltonika/{imei}/records) (BRIDGE_TOPIC)")
+    String topic;
+
+    @Option(names = "--bootstrap-servers", defaultValue = "${env:KAFKA_BOOTSTRAP_SERVERS}",
+            description = "kafka: host:port,... (KAFKA_BOOTSTRAP_SERVERS)")
+    String bootstrapServers;
+
+    @Option(names = "--kafka-property", description = "kafka: a producer property, key=value, repeatable"
+            + " (security, compression, timeouts; acks and idempotence stay as the bridge needs them)")
+    Map<String, String> kafkaProperties = new LinkedHashMap<>();
+
+    @Option(names = "--url", defaultValue = "${env:BRIDGE_URL}", description = "http: where to POST (BRIDGE_URL)")
+    String url;
+
+    @Option(names = "--http-timeout", defaultValue = "${env:BRIDGE_HTTP_TIMEOUT:-10s}",
+            description = "http: time for one POST to be answered (BRIDGE_HTTP_TIMEOUT, 10s)")
+    String httpTimeout;
+
+    @Option(names = "--header", description = "http: a request header, 'Name: value', repeatable; a secret is"
+            + " better in BRIDGE_HTTP_AUTHORIZATION (sent as Authorization)")
+    List<String> headers = List.of();
+
+    @Option(names = "--mqtt-url", defaultValue = "${env:MQTT_URL}",
+            description = "mqtt: tcp://host:1883 or ssl://host:8883 (MQTT_URL)")
+    String mqttUrl;
+
+    @Option(names = "--mqtt-username", defaultValue = "${env:MQTT_USERNAME}",
+            description = "mqtt: user name; the password only from MQTT_PASSWORD (MQTT_USERNAME)")
+    String mqttUsername;
+
+    @Option(names = "--mqtt-max-in-flight", defaultValue = "${env:MQTT_MAX_IN_FLIGHT:-1000}",
+            description = "mqtt: QoS 1 messages awaiting PUBACK at once (MQTT_MAX_IN_FLIGHT, 1000)")
+    int mqttMaxInFlight;
+
+    /** Checks the options against each other and names the first problem. */
+    BridgeSettings settings(Map<String, String> environment) {
+        SinkKind kind = switch (sink == null ? "" : sink.trim()) {
+            case "kafka" -> SinkKind.KAFKA;
+            case "http" -> SinkKind.HTTP;
+            case "mqtt" -> SinkKind.MQTT;
+            default -> throw new IllegalArgumentException("--sink must be kafka, http or mqtt, got '" + sink + "'");
+        };
+        require(redisUrl != null && !redisUrl.isBlank(), "REDIS_URL (or --redis-url) is required");
+        require(batch >= 1 && batch <= 10_000, "--batch must be 1..10000");
+        require(lanes >= 1 && lanes <= 256, "--lanes must be 1..256");
+        require(deadLetterMax >= 1, "--dead-letter-max must be at least 1");
+        require(httpPort >= 0 && httpPort <= 65535, "--http-port must be 0..65535");
+        String groupName = group == null || group.isBlank() ? kind.label() : group.trim();
+        BridgeSettings.Kafka kafka = null;
+        BridgeSettings.Http http = null;
+        BridgeSettings.Mqtt mqtt = null;
+        switch (kind) {
+            case KAFKA -> {
+                require(bootstrapServers != null && !bootstrapServers.isBlank(),
+                        "--bootstrap-servers (or KAFKA_BOOTSTRAP_SERVERS) is required with --sink kafka");
+                kafka = new BridgeSettings.Kafka(bootstrapServers, orDefault(topic, "teltonika.records"),
+                        Map.copyOf(kafkaProperties));
+            }
+            case HTTP -> {
+                require(url != null && !url.isBlank(), "--url (or BRIDGE_URL) is required with --sink http");
+                URI uri = URI.create(url.trim());
+                require("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()),
+                        "--url must be http:// or https://, got '" + url + "'");
+                Map<String, String> headerMap = new LinkedHashMap<>();
+                for (String header : headers) {
+                    int colon = header.indexOf(':');
+                    require(colon > 0, "--header must be 'Name: value', got '" + header + "'");
+                    headerMap.put(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+                }
+                String authorization = environment.get("BRIDGE_HTTP_AUTHORIZATION");
+                if (authorization != null && !authorization.isBlank()) {
+                    headerMap.put("Authorization", authorization.trim());
+                }
+                http = new BridgeSettings.Http(uri, DurationText.parse(httpTimeout), headerMap);
+            }
+            case MQTT -> {
+                require(mqttUrl != null && !mqttUrl.isBlank(), "--mqtt-url (or MQTT_URL) is required with --sink mqtt");
+                String template = orDefault(topic, "teltonika/{imei}/records");
+                require(template.contains("{imei}"), "--topic for mqtt must contain {imei}, got '" + template + "'");
+                require(mqttMaxInFlight >= 1 && mqttMaxInFlight <= 65_535, "--mqtt-max-in-flight must be 1..65535");
+                String password = environment.get("MQTT_PASSWORD");
+                mqtt = new BridgeSettings.Mqtt(mqttUrl.trim(), template, mqttUsername,
+                        password == null ? null : password.toCharArray(), mqttMaxInFlight);
+            }
+        }
+        return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,
+                consumerName(), GroupStart.parseFrom(from), batch, lanes, DurationText.parse(claimIdle),
+                DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace), deadLetterMax, httpHost, httpPort,
+                kafka, http, mqtt);
+    }
+
+    private String consumerName() {
+        if (consumer != null && !consumer.isBlank()) {
+            return consumer.trim();
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "bridge-" + ProcessHandle.current().pid();
+        }
+    }
+
+    private static String orDefault(String value, String fallback) {
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package org.fleetpipe.teltonika.bridge;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/** Everything a bridge replica is told at start, checked once. */
+public record BridgeSettings(
+        SinkKind sink,
+        String redisUrl,
+        String namespace,
+        String group,
+        String consumer,
+        Optional<String> from,
+        int batch,
+        int lanes,
+        Duration claimIdle,
+        Duration maxBackoff,
+        Duration shutdownGrace,
+        long deadLetterMax,
+        String httpHost,
+        int httpPort,
+        Kafka kafka,
+        Http http,
+        Mqtt mqtt) {
+
+    /** The three sinks. */
+    public enum SinkKind { KAFKA, HTTP, MQTT;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** {@code --sink kafka}. */
+    public record Kafka(String bootstrapServers, String topic, Map<String, String> properties) {}
+
+    /** {@code --sink http}. */
+    public record Http(URI url, Duration timeout, Map<String, String> headers) {}
+
+    /** {@code --sink mqtt}. */
+    public record Mqtt(String serverUri, String topicTemplate, String username, char[] password, int maxInFlight) {}
+}

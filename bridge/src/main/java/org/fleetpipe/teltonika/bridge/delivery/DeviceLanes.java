@@ -1,0 +1,67 @@
+package org.fleetpipe.teltonika.bridge.delivery;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
+import org.fleetpipe.teltonika.bridge.sink.Sink;
+import org.fleetpipe.teltonika.bridge.stream.BridgeDeadLetters;
+import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
+import org.fleetpipe.teltonika.bridge.stream.StreamEntry;
+
+/**
+ * The lanes a replica delivers on: a device always goes to the same lane (by its IMEI), so its
+ * records are sent one batch after the other, while other devices' lanes go on in parallel.
+ */
+public final class DeviceLanes {
+
+    private final List<Lane> lanes = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final HeldEntries held;
+
+    public DeviceLanes(int count, int batchSize, Sink sink, RecordMaker maker, EntryAcks acks,
+                       BridgeDeadLetters deadLetters, Backoff backoff, HeldEntries held, BridgeMetrics metrics) {
+        this.held = held;
+        for (int i = 0; i < count; i++) {
+            lanes.add(new Lane(i, 2 * batchSize, batchSize, sink, maker, acks, deadLetters, backoff, held, metrics));
+        }
+    }
+
+    public void start() {
+        for (int i = 0; i < lanes.size(); i++) {
+            Thread thread = new Thread(lanes.get(i), "bridge-lane-" + i);
+            threads.add(thread);
+            thread.start();
+        }
+    }
+
+    /**
+     * Hands an entry to its device's lane, waiting while that lane is full.
+     *
+     * @return false when the entry was already held (claimed back while this replica works on it), or
+     *     when {@code stillRunning} turned false while waiting
+     */
+    boolean submit(StreamEntry entry, java.util.function.BooleanSupplier stillRunning) throws InterruptedException {
+        if (!held.hold(entry.id())) {
+            return false;
+        }
+        Lane lane = lanes.get(Math.floorMod(entry.imei().hashCode(), lanes.size()));
+        while (!lane.offer(entry, 100, TimeUnit.MILLISECONDS)) {
+            if (!stillRunning.getAsBoolean()) {
+                held.release(List.of(entry.id()));
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Lets every lane finish the batch in hand within {@code grace}, then waits for them. */
+    public void stop(Duration grace) throws InterruptedException {
+        long abandonAt = System.nanoTime() + grace.toNanos();
+        lanes.forEach(lane -> lane.stop(abandonAt));
+        for (Thread thread : threads) {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(abandonAt - System.nanoTime()) + 1_000));
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package org.fleetpipe.teltonika.bridge.delivery;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
+import org.fleetpipe.teltonika.bridge.sink.OutboundRecord;
+import org.fleetpipe.teltonika.bridge.sink.Outcome;
+import org.fleetpipe.teltonika.bridge.sink.Sink;
+import org.fleetpipe.teltonika.bridge.stream.BridgeDeadLetters;
+import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
+import org.fleetpipe.teltonika.bridge.stream.StreamEntry;
+import org.fleetpipe.teltonika.payload.MalformedEntryException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers the entries of the devices hashed to it, one batch at a time, so a device's records
+ * reach the sink in the order they were read. When the sink asks for a retry, a device's later
+ * records in the batch wait with the failed one (sent again even if the sink took them, counted
+ * as duplicates) instead of overtaking it.
+ */
+final class Lane implements Runnable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Lane.class);
+
+    private final int index;
+    private final BlockingQueue<StreamEntry> queue;
+    private final int batchSize;
+    private final Sink sink;
+    private final RecordMaker maker;
+    private final EntryAcks acks;
+    private final BridgeDeadLetters deadLetters;
+    private final Backoff backoff;
+    private final HeldEntries held;
+    private final BridgeMetrics metrics;
+    private volatile boolean stopping;
+    private volatile long abandonAtNanos = Long.MAX_VALUE;
+
+    Lane(int index, int capacity, int batchSize, Sink sink, RecordMaker maker, EntryAcks acks,
+         BridgeDeadLetters deadLetters, Backoff backoff, HeldEntries held, BridgeMetrics metrics) {
+        this.index = index;
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.batchSize = batchSize;
+        this.sink = sink;
+        this.maker = maker;
+        this.acks = acks;
+        this.deadLetters = deadLetters;
+        this.backoff = backoff;
+        this.held = held;
+        this.metrics = metrics;
+    }
+
+    /** Queues an entry, waiting while the lane is full: that is what stops the reading. */
+    boolean offer(StreamEntry entry, long timeout, TimeUnit unit) throws InterruptedException {
+        return queue.offer(entry, timeout, unit);
+    }
+
+    /** Finish the batch in hand, start no other; give up retrying it at {@code abandonAt}. */
+    void stop(long abandonAt) {
+        abandonAtNanos = abandonAt;
+        stopping = true;
+    }
+
+    @Override
+    public void run() {
+        List<StreamEntry> batch = new ArrayList<>(batchSize);
+        try {
+            while (!stopping) {
+                StreamEntry first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, batchSize - 1);
+                try {
+                    deliver(batch);
+                } finally {
+                    // Acknowledged ones are gone already; the rest stay pending for redelivery.
+                    held.release(batch.stream().map(StreamEntry::id).toList());
+                    batch.clear();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // Read but never started: left pending in the group, for this consumer's restart or a claim.
+        List<StreamEntry> left = new ArrayList<>();
+        queue.drainTo(left);
+        held.release(left.stream().map(StreamEntry::id).toList());
+    }
+
+    private void deliver(List<StreamEntry> batch) throws InterruptedException {
+        List<String> done = new ArrayList<>(batch.size());
+        List<StreamEntry> recordEntries = new ArrayList<>(batch.size());
+        List<OutboundRecord> records = new ArrayList<>(batch.size());
+        maker.prepare(batch, metrics);
+        int trimmed = 0;
+        for (StreamEntry entry : batch) {
+            if (entry.fields().isEmpty()) {
+                trimmed++;
+                done.add(entry.id());
+                continue;
+            }
+            try {
+                records.add(maker.make(entry));
+                recordEntries.add(entry);
+            } catch (MalformedEntryException e) {
+                if (!deadLetter(entry, "malformed: " + e.getMessage())) {
+                    return;
+                }
+                metrics.malformed();
+                done.add(entry.id());
+            }
+        }
+        metrics.trimmed(trimmed);
+        int attempt = 0;
+        while (true) {
+            long started = System.nanoTime();
+            List<Outcome> outcomes = sink.deliver(records);
+            metrics.sinkAnswered(System.nanoTime() - started);
+            List<StreamEntry> retryEntries = new ArrayList<>();
+            List<OutboundRecord> retryRecords = new ArrayList<>();
+            Set<String> stalled = new HashSet<>();
+            Duration wait = Duration.ZERO;
+            String reason = "";
+            int delivered = 0;
+            int duplicates = 0;
+            for (int i = 0; i < records.size(); i++) {
+                OutboundRecord record = records.get(i);
+                Outcome outcome = outcomes.get(i);
+                StreamEntry entry = recordEntries.get(i);
+                if (stalled.contains(record.imei()) || outcome.kind() == Outcome.Kind.RETRY) {
+                    if (outcome.kind() == Outcome.Kind.DELIVERED) {
+                        duplicates++;
+                    }
+                    if (outcome.kind() == Outcome.Kind.RETRY) {
+                        reason = outcome.reason();
+                        if (outcome.retryAfter().compareTo(wait) > 0) {
+                            wait = outcome.retryAfter();
+                        }
+                    }
+                    stalled.add(record.imei());
+                    retryEntries.add(entry);
+                    retryRecords.add(record);
+                } else if (outcome.kind() == Outcome.Kind.REJECTED) {
+                    if (!deadLetter(entry, sink.name() + " refused: " + outcome.reason())) {
+                        return;
+                    }
+                    metrics.refused();
+                    done.add(entry.id());
+                } else {
+                    delivered++;
+                    done.add(entry.id());
+                }
+            }
+            if (!acknowledge(done)) {
+                return;
+            }
+            metrics.delivered(delivered);
+            metrics.duplicates(duplicates);
+            done.clear();
+            metrics.sinkFailing(!retryRecords.isEmpty(), System.currentTimeMillis());
+            if (retryRecords.isEmpty()) {
+                return;
+            }
+            if (attempt == 0 || attempt % 10 == 0) {
+                LOG.warn("sink={} lane={} attempt={} retrying={} devices={} reason=\"{}\"", sink.name(), index,
+                        attempt + 1, retryRecords.size(), stalled.size(), reason);
+            }
+            Duration pause = backoff.next(attempt++);
+            if (!pauseUnlessAbandoned(pause.compareTo(wait) >= 0 ? pause : wait)) {
+                abandon(retryEntries);
+                return;
+            }
+            metrics.retried(retryRecords.size());
+            records = retryRecords;
+            recordEntries = retryEntries;
+        }
+    }
+
+    /** XACK, retried while Redis is away; false when the stop deadline came first (entries stay pending). */
+    private boolean acknowledge(List<String> ids) throws InterruptedException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                acks.ack(ids);
+                return true;
+            } catch (RuntimeException e) {
+                metrics.redisError();
+                LOG.warn("lane={} ack failed entries={} error=\"{}\"", index, ids.size(), e.getMessage());
+                if (!pauseUnlessAbandoned(backoff.next(attempt))) {
+                    return false;
+                }
+            }
+        }
+    }
+
+    private boolean deadLetter(StreamEntry entry, String reason) throws InterruptedException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                deadLetters.add(entry, sink.name(), reason);
+                LOG.warn("sink={} dead-lettered id={} imei={} reason=\"{}\"", sink.name(), entry.id(), entry.imei(),
+                        reason.length() <= 160 ? reason : reason.substring(0, 160) + "...");
+                return true;
+            } catch (RuntimeException e) {
+                metrics.redisError();
+                if (!pauseUnlessAbandoned(backoff.next(attempt))) {
+                    return false;
+                }
+            }
+        }
+    }
+
+    private void abandon(List<StreamEntry> entries) {
+        LOG.warn("sink={} lane={} stopping with entries={} unconfirmed: left pending for redelivery", sink.name(),
+                index, entries.size());
+    }
+
+    /** Waits, unless the stop deadline passes first. */
+    private boolean pauseUnlessAbandoned(Duration pause) throws InterruptedException {
+        long wakeAt = System.nanoTime() + pause.toNanos();
+        while (System.nanoTime() < wakeAt) {
+            if (System.nanoTime() >= abandonAtNanos) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.sleep(Math.min(wakeAt - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(100)));
+        }
+        return System.nanoTime() < abandonAtNanos;
+    }
+}

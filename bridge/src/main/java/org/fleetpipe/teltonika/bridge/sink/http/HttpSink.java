@@ -1,0 +1,116 @@
+package org.fleetpipe.teltonika.bridge.sink.http;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.fleetpipe.teltonika.bridge.sink.OutboundRecord;
+import org.fleetpipe.teltonika.bridge.sink.Outcome;
+import org.fleetpipe.teltonika.bridge.sink.Sink;
+
+/**
+ * POSTs each batch as JSON lines ({@code application/x-ndjson}, one record per line). A 2xx
+ * delivers the batch; 408, 429, 5xx, a timeout or a broken connection ask for a retry (after
+ * {@code Retry-After} when the server sends one); any other status refuses the batch for good,
+ * with the status and the head of the body as the reason.
+ */
+public final class HttpSink implements Sink {
+
+    /** The head of a refusal's body kept as its reason. */
+    private static final int BODY_HEAD = 256;
+
+    private final HttpClient client;
+    private final URI url;
+    private final Duration timeout;
+    private final Map<String, String> headers;
+
+    public HttpSink(URI url, Duration timeout, Map<String, String> headers) {
+        this.client = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.url = url;
+        this.timeout = timeout;
+        this.headers = Map.copyOf(headers);
+    }
+
+    @Override
+    public String name() {
+        return "http";
+    }
+
+    @Override
+    public List<Outcome> deliver(List<OutboundRecord> batch) throws InterruptedException {
+        return Collections.nCopies(batch.size(), post(batch));
+    }
+
+    private Outcome post(List<OutboundRecord> batch) throws InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(url).timeout(timeout)
+                .header("Content-Type", "application/x-ndjson")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(jsonLines(batch)));
+        headers.forEach(request::header);
+        HttpResponse<InputStream> response;
+        try {
+            response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+        } catch (HttpTimeoutException e) {
+            return Outcome.retry("timeout after " + timeout.toMillis() + " ms");
+        } catch (IOException e) {
+            return Outcome.retry("connection: " + e);
+        }
+        int status = response.statusCode();
+        String head = head(response.body());
+        if (status >= 200 && status < 300) {
+            return Outcome.DELIVERED;
+        }
+        if (status == 408 || status == 429 || status >= 500) {
+            return Outcome.retry("status " + status + ": " + head, retryAfter(response));
+        }
+        return Outcome.rejected("status " + status + ": " + head);
+    }
+
+    static byte[] jsonLines(List<OutboundRecord> batch) {
+        int size = 0;
+        for (OutboundRecord record : batch) {
+            size += record.json().length + 1;
+        }
+        ByteArrayOutputStream body = new ByteArrayOutputStream(size);
+        for (OutboundRecord record : batch) {
+            body.writeBytes(record.json());
+            body.write('\n');
+        }
+        return body.toByteArray();
+    }
+
+    /** Reads at most the head of the body, then drops the rest with the connection's stream. */
+    private static String head(InputStream body) {
+        try (body) {
+            byte[] head = body.readNBytes(BODY_HEAD);
+            return new String(head, StandardCharsets.UTF_8).replaceAll("\\s+", " ").trim();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static Duration retryAfter(HttpResponse<?> response) {
+        Optional<String> value = response.headers().firstValue("Retry-After");
+        try {
+            // Seconds only; an HTTP date is rare from a sink and the back-off covers it.
+            return value.map(seconds -> Duration.ofSeconds(Math.min(300, Long.parseLong(seconds.trim()))))
+                    .orElse(Duration.ZERO);
+        } catch (NumberFormatException e) {
+            return Duration.ZERO;
+        }
+    }
+
+    @Override
+    public void close() {
+        // The JDK client has no close before Java 21; its threads are daemons.
+    }
+}

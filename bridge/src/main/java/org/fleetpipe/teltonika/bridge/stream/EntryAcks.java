@@ -1,0 +1,41 @@
+package org.fleetpipe.teltonika.bridge.stream;
+
+import io.lettuce.core.Consumer;
+import io.lettuce.core.XClaimArgs;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+
+/**
+ * What this replica says about the entries it holds: acknowledged once their records reached the
+ * sink or the dead-letter stream, and meanwhile touched now and then so that no other replica
+ * takes them over as abandoned (XAUTOCLAIM goes by idle time).
+ */
+public final class EntryAcks {
+
+    private static final int PAGE = 1000;
+
+    private final RedisCommands<String, String> redis;
+    private final StreamKeys keys;
+    private final Consumer<String> me;
+
+    public EntryAcks(RedisCommands<String, String> redis, StreamKeys keys, String consumerName) {
+        this.redis = redis;
+        this.keys = keys;
+        this.me = Consumer.from(keys.group(), consumerName);
+    }
+
+    public void ack(List<String> ids) {
+        if (!ids.isEmpty()) {
+            redis.xack(keys.telemetry(), keys.group(), ids.toArray(String[]::new));
+        }
+    }
+
+    /** Resets the idle time of held entries (XCLAIM JUSTID: the delivery count stays). */
+    public void touch(List<String> ids) {
+        for (int from = 0; from < ids.size(); from += PAGE) {
+            List<String> page = ids.subList(from, Math.min(ids.size(), from + PAGE));
+            redis.xclaim(keys.telemetry(), me, XClaimArgs.Builder.justid().minIdleTime(0),
+                    page.toArray(String[]::new));
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package org.fleetpipe.teltonika.bridge.stream;
+
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.models.stream.PendingMessages;
+import java.util.List;
+import java.util.Map;
+
+/** How far the group is behind: entries not acknowledged, and the age of the oldest of them. */
+public final class GroupLag {
+
+    /** The answer; {@code entries} is -1 when Redis cannot count them (6.2 has no group lag). */
+    public record Lag(long entries, long oldestAgeMillis) {}
+
+    private final RedisCommands<String, String> redis;
+    private final StreamKeys keys;
+
+    public GroupLag(RedisCommands<String, String> redis, StreamKeys keys) {
+        this.redis = redis;
+        this.keys = keys;
+    }
+
+    public Lag measure(long nowMillis) {
+        Map<String, Object> group = group();
+        long pending = number(group.get("pending"));
+        Object lag = group.get("lag");
+        long entries = lag instanceof Long undelivered ? undelivered + pending : -1;
+        String oldest = null;
+        if (pending > 0) {
+            PendingMessages summary = redis.xpending(keys.telemetry(), keys.group());
+            oldest = summary.getMessageIds().getLower().getValue();
+        } else if (group.get("last-delivered-id") instanceof String lastDelivered) {
+            List<StreamMessage<String, String>> next = redis.xrange(keys.telemetry(),
+                    Range.from(Range.Boundary.excluding(lastDelivered), Range.Boundary.unbounded()), Limit.from(1));
+            oldest = next.isEmpty() ? null : next.get(0).getId();
+        }
+        long age = oldest == null ? 0 : Math.max(0, nowMillis - Long.parseLong(oldest.substring(0, oldest.indexOf('-'))));
+        return new Lag(entries, age);
+    }
+
+    private Map<String, Object> group() {
+        for (Object info : redis.xinfoGroups(keys.telemetry())) {
+            Map<String, Object> fields = new java.util.HashMap<>();
+            List<?> list = (List<?>) info;
+            for (int i = 0; i + 1 < list.size(); i += 2) {
+                fields.put(String.valueOf(list.get(i)), list.get(i + 1));
+            }
+            if (keys.group().equals(fields.get("name"))) {
+                return fields;
+            }
+        }
+        return Map.of();
+    }
+
+    private static long number(Object value) {
+        return value instanceof Long n ? n : 0;
+    }
+}

@@ -1,0 +1,112 @@
+package org.fleetpipe.teltonika.bridge.stream;
+
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Creates the consumer group, or with {@code --from} sets it to a past point for a replay. A point
+ * before the oldest entry still in the stream is refused: those records are gone, and starting
+ * later than asked without saying so would pass for a complete replay.
+ */
+public final class GroupStart {
+
+    private static final Pattern ENTRY_ID = Pattern.compile("[0-9]{1,19}(-[0-9]{1,19})?");
+
+    private GroupStart() {}
+
+    /** What {@code --from} asked for, as a stream id; empty for "new entries only". */
+    public static Optional<String> parseFrom(String from) {
+        if (from == null || from.isBlank()) {
+            return Optional.empty();
+        }
+        if (ENTRY_ID.matcher(from).matches()) {
+            return Optional.of(from.contains("-") ? from : from + "-0");
+        }
+        try {
+            return Optional.of(Instant.parse(from).toEpochMilli() + "-0");
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(
+                    "--from must be a stream entry id (1795502830415-0) or an ISO time (2026-11-26T08:00:00Z): " + from);
+        }
+    }
+
+    /**
+     * Makes sure the group exists. Without a start point an existing group is left where it is and a
+     * new one starts at the stream's end; with one, the group is created or moved there.
+     *
+     * @return a line saying what was done, for the start log
+     */
+    public static String apply(RedisCommands<String, String> redis, StreamKeys keys, Optional<String> from) {
+        String stream = keys.telemetry();
+        if (from.isPresent()) {
+            refuseTrimmed(redis, stream, from.get());
+        }
+        String startId = from.map(GroupStart::justBefore).orElse("$");
+        try {
+            redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, startId), keys.group(),
+                    XGroupCreateArgs.Builder.mkstream());
+            return "group=" + keys.group() + " created at=" + (from.isPresent() ? from.get() : "end");
+        } catch (RedisBusyException exists) {
+            if (from.isEmpty()) {
+                return "group=" + keys.group() + " exists";
+            }
+            redis.xgroupSetid(XReadArgs.StreamOffset.from(stream, startId), keys.group());
+            return "group=" + keys.group() + " moved to=" + from.get() + " (replay)";
+        }
+    }
+
+    private static void refuseTrimmed(RedisCommands<String, String> redis, String stream, String from) {
+        if (from.equals("0-0")) {
+            return;
+        }
+        List<StreamMessage<String, String>> oldest = redis.xrange(stream, io.lettuce.core.Range.create("-", "+"),
+                io.lettuce.core.Limit.from(1));
+        if (!oldest.isEmpty() && compare(oldest.get(0).getId(), from) > 0 && !isStreamStart(redis, stream)) {
+            throw new IllegalArgumentException("--from " + from + " is before the oldest entry still in the stream ("
+                    + oldest.get(0).getId() + "): the records before it were trimmed. Start at --from 0 for all that"
+                    + " is left, or keep a replay window with the servers' TELEMETRY_RETENTION_MIN_AGE.");
+        }
+    }
+
+    /** Whether the stream never lost an entry: its first entry is the first one ever added. */
+    private static boolean isStreamStart(RedisCommands<String, String> redis, String stream) {
+        // XINFO STREAM's entries-added exists from Redis 7; on 6.2 assume entries were trimmed.
+        try {
+            List<Object> info = redis.xinfoStream(stream);
+            for (int i = 0; i + 1 < info.size(); i += 2) {
+                if ("entries-added".equals(info.get(i)) && info.get(i + 1) instanceof Long added) {
+                    return added == redis.xlen(stream);
+                }
+            }
+        } catch (RuntimeException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /** XGROUP takes the last id already delivered: the id just before the first one to deliver. */
+    static String justBefore(String id) {
+        String[] parts = id.split("-");
+        long ms = Long.parseLong(parts[0]);
+        long seq = Long.parseLong(parts[1]);
+        if (seq > 0) {
+            return ms + "-" + (seq - 1);
+        }
+        return ms == 0 ? "0-0" : (ms - 1) + "-" + Long.MAX_VALUE;
+    }
+
+    static int compare(String a, String b) {
+        String[] x = a.split("-");
+        String[] y = b.split("-");
+        int c = Long.compareUnsigned(Long.parseLong(x[0]), Long.parseLong(y[0]));
+        return c != 0 ? c : Long.compareUnsigned(Long.parseLong(x[1]), Long.parseLong(y[1]));
+    }
+}

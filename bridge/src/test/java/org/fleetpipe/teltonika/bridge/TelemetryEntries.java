@@ -1,0 +1,56 @@
+package org.fleetpipe.teltonika.bridge;
+
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Writes stream entries shaped as the servers write them (TELEMETRY.md, schema 2). */
+final class TelemetryEntries {
+
+    private final RedisCommands<String, String> redis;
+    private final String stream;
+
+    TelemetryEntries(RedisCommands<String, String> redis, String stream) {
+        this.redis = redis;
+        this.stream = stream;
+    }
+
+    static String imei(int device) {
+        return String.format("35209308%07d", device);
+    }
+
+    /** Record number {@code seq} of a device: its {@code ts} grows with {@code seq}. */
+    static Map<String, String> record(int device, long seq) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("schema", "2");
+        fields.put("imei", imei(device));
+        fields.put("codec", "8E");
+        fields.put("ts", Long.toString(1_700_000_000_000L + seq * 1000));
+        fields.put("rx", Long.toString(1_700_000_000_500L + seq * 1000));
+        fields.put("priority", "0");
+        fields.put("lat", "54.6872383");
+        fields.put("lon", "25.28");
+        fields.put("alt", "120");
+        fields.put("angle", "270");
+        fields.put("sat", "9");
+        fields.put("speed", "54");
+        fields.put("event", "0");
+        fields.put("io", "{\"21\":3,\"66\":24079}");
+        fields.put("valid", "1");
+        fields.put("instance", "ingest-test-1");
+        return fields;
+    }
+
+    String add(int device, long seq) {
+        return redis.xadd(stream, record(device, seq));
+    }
+
+    /** {@code perDevice} records for each of {@code devices} devices, interleaved as a fleet sends them. */
+    void addFleet(int devices, int perDevice, int firstSeq) {
+        for (int seq = firstSeq; seq < firstSeq + perDevice; seq++) {
+            for (int device = 0; device < devices; device++) {
+                add(device, seq);
+            }
+        }
+    }
+}
