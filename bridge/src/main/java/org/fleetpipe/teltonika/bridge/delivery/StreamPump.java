@@ -64,6 +64,7 @@ public final class StreamPump implements Runnable {
                 } else if (System.nanoTime() >= nextClaimAt) {
                     List<StreamEntry> claimed = reader.claimAbandoned(claimIdle, batchSize);
                     if (!claimed.isEmpty()) {
+                        metrics.claimed(claimed.size());
                         LOG.info("claimed entries={} left by another consumer for over {}", claimed.size(), claimIdle);
                     }
                     submitAll(claimed);

@@ -18,6 +18,7 @@ public final class BridgeMetrics {
     private final Counter malformed;
     private final Counter trimmed;
     private final Counter redisErrors;
+    private final Counter claimed;
     private final Timer sinkLatency;
     private final AtomicLong failingSince = new AtomicLong();
     private final AtomicLong lagEntries = new AtomicLong(-1);
@@ -41,6 +42,9 @@ public final class BridgeMetrics {
                 .description("Pending entries found trimmed from the stream (nothing to deliver)")
                 .tags(tags).register(registry);
         redisErrors = Counter.builder("teltonika_bridge_redis_errors").description("Redis calls that failed")
+                .tags(tags).register(registry);
+        claimed = Counter.builder("teltonika_bridge_claimed")
+                .description("Entries taken over from a consumer that left them unacknowledged (a dead replica)")
                 .tags(tags).register(registry);
         sinkLatency = Timer.builder("teltonika_bridge_sink_latency").description("Time for the sink to answer a batch")
                 .tags(tags).publishPercentileHistogram().maximumExpectedValue(Duration.ofSeconds(60))
@@ -78,6 +82,10 @@ public final class BridgeMetrics {
 
     public void trimmed(int entries) {
         trimmed.increment(entries);
+    }
+
+    public void claimed(int entries) {
+        claimed.increment(entries);
     }
 
     public void redisError() {

@@ -1,0 +1,170 @@
+package org.fleetpipe.teltonika.bridge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.WithRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Faults under load: the sink gone for 30 s, a replica killed with SIGKILL, a replica stopped with SIGTERM. */
+@WithRedis
+class BridgeFaultIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BridgeFaultIT.class);
+    private static final int DEVICES = 40;
+
+    private StatefulRedisConnection<String, String> connection;
+    private RedisCommands<String, String> redis;
+    private RecordingHttpSink endpoint;
+    private final ExecutorService writer = Executors.newSingleThreadExecutor();
+
+    @BeforeEach
+    void setUp(RedisFixture fixture) throws Exception {
+        connection = fixture.client().connect();
+        redis = connection.sync();
+        endpoint = new RecordingHttpSink();
+    }
+
+    @AfterEach
+    void tearDown() {
+        writer.shutdownNow();
+        endpoint.close();
+        connection.close();
+    }
+
+    /** Writes {@code rounds} records per device at about {@code perSecond} records a second, in the background. */
+    private Future<?> writeSteadily(RedisFixture fixture, int rounds, int perSecond) {
+        return writer.submit(() -> {
+            try (StatefulRedisConnection<String, String> own = fixture.client().connect()) {
+                TelemetryEntries entries = new TelemetryEntries(own.sync(), "telemetry");
+                long pauseNanos = TimeUnit.SECONDS.toNanos(1) * DEVICES / perSecond;
+                for (int seq = 0; seq < rounds; seq++) {
+                    long next = System.nanoTime() + pauseNanos;
+                    for (int device = 0; device < DEVICES; device++) {
+                        entries.add(device, seq);
+                    }
+                    TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
+                }
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void theSinkGoneFor30s_underLoad_everyRecordIsDelivered_eachDeviceInOrder(RedisFixture fixture) throws Exception {
+        BridgeSettings settings = BridgeSettingsFixture.http(fixture.uri(), "b1", endpoint.url());
+        try (Bridge bridge = new Bridge(settings, BridgeMain.sink(settings))) {
+            bridge.start();
+            // 40 devices, 200 records a second, for 45 s: the sink is away for 30 of them.
+            Future<?> writing = writeSteadily(fixture, 225, 200);
+            await().atMost(Duration.ofSeconds(30)).until(() -> endpoint.accepted() >= 1000);
+            endpoint.down();
+            long downAt = System.nanoTime();
+            await().pollDelay(Duration.ofSeconds(30)).atMost(Duration.ofSeconds(31)).until(() -> true);
+            long pendingWhileDown = redis.xpending("telemetry", "http").getCount();
+            endpoint.up();
+            LOG.info("sink was down for {} ms; pending at its return: {}",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downAt), pendingWhileDown);
+            writing.get(60, TimeUnit.SECONDS);
+
+            int total = DEVICES * 225;
+            await().atMost(Duration.ofSeconds(90)).until(() -> endpoint.distinct() == total);
+            await().atMost(Duration.ofSeconds(10)).until(() -> redis.xpending("telemetry", "http").getCount() == 0);
+            assertThat(pendingWhileDown).as("entries held unacknowledged while the sink was away").isPositive();
+            assertThat(endpoint.accepted()).as("nothing taken twice: the sink took nothing while away")
+                    .isEqualTo(total);
+            for (int device = 0; device < DEVICES; device++) {
+                assertThat(times(endpoint.recordsOf(TelemetryEntries.imei(device)))).as("device %d", device)
+                        .hasSize(225).isSorted();
+            }
+        }
+    }
+
+    @Test
+    void aReplicaKilledWithSigkill_leavesItsEntriesToAnother_everyRecordDelivered_duplicatesOnlyWhatItHeld(
+            RedisFixture fixture) throws Exception {
+        endpoint.delay(20);
+        int lanes = 2;
+        int batch = 50;
+        try (BridgeProcess victim = BridgeProcess.start(fixture.uri(), "--sink", "http", "--url",
+                endpoint.url().toString(), "--consumer", "victim", "--claim-idle", "2s", "--batch",
+                Integer.toString(batch), "--lanes", Integer.toString(lanes), "--http-port", "0",
+                "--http-host", "127.0.0.1")) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> redis.exists("telemetry") == 1
+                    && !redis.xinfoGroups("telemetry").isEmpty());
+            BridgeSettings settings = BridgeSettingsFixture.http(fixture.uri(), "survivor", endpoint.url());
+            try (Bridge survivor = new Bridge(settings, BridgeMain.sink(settings))) {
+                survivor.start();
+                Future<?> writing = writeSteadily(fixture, 150, 1000);
+                await().atMost(Duration.ofSeconds(30)).until(() -> pendingOf("victim") > 0
+                        && endpoint.accepted() >= 1000);
+                victim.kill();
+                long heldAtKill = pendingOf("victim");
+                writing.get(60, TimeUnit.SECONDS);
+
+                int total = DEVICES * 150;
+                await().atMost(Duration.ofSeconds(60)).until(() -> endpoint.distinct() == total);
+                await().atMost(Duration.ofSeconds(20)).until(() -> redis.xpending("telemetry", "http").getCount() == 0);
+                int duplicates = endpoint.accepted() - total;
+                // What a replica can hold: a batch in flight and two queued per lane, plus a page read.
+                int canHold = lanes * 3 * batch + batch;
+                LOG.info("victim held {} entries at the kill; duplicates {} (bound {})", heldAtKill, duplicates,
+                        canHold);
+                assertThat(duplicates).isBetween(0, canHold);
+                assertThat(survivor.registry().find("teltonika_bridge_claimed").counter().count())
+                        .as("entries taken over from the killed replica").isPositive();
+            }
+        }
+    }
+
+    @Test
+    void sigterm_finishesTheBatchInFlight_acknowledgesIt_andExits0(RedisFixture fixture) throws Exception {
+        endpoint.delay(1500);
+        try (BridgeProcess bridge = BridgeProcess.start(fixture.uri(), "--sink", "http", "--url",
+                endpoint.url().toString(), "--consumer", "leaving", "--batch", "20", "--lanes", "1",
+                "--http-port", "0", "--http-host", "127.0.0.1")) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> redis.exists("telemetry") == 1
+                    && !redis.xinfoGroups("telemetry").isEmpty());
+            new TelemetryEntries(redis, "telemetry").addFleet(10, 20, 0);
+            await().atMost(Duration.ofSeconds(20)).until(() -> endpoint.requests() >= 1);
+
+            int exit = bridge.terminate(30);
+
+            assertThat(exit).as(bridge.output()).isZero();
+            assertThat(endpoint.accepted()).as("the batch in flight was finished").isPositive();
+            java.util.Set<String> pending = new java.util.HashSet<>();
+            redis.xpending("telemetry", io.lettuce.core.Consumer.from("http", "leaving"),
+                    io.lettuce.core.Range.create("-", "+"), io.lettuce.core.Limit.from(1000))
+                    .forEach(message -> pending.add(message.getId()));
+            List<String> acceptedIds = endpoint.byDevice().values().stream().flatMap(List::stream)
+                    .map(record -> record.get("id").asText()).toList();
+            assertThat(acceptedIds).as("every record the endpoint took was acknowledged").doesNotContainAnyElementsOf(
+                    pending);
+            assertThat(pending).as("what was read and not started stays pending for a restart").isNotEmpty();
+            assertThat(bridge.output()).contains("bridge stopped");
+        }
+    }
+
+    private long pendingOf(String consumer) {
+        return redis.xpending("telemetry", io.lettuce.core.Consumer.from("http", consumer),
+                io.lettuce.core.Range.create("-", "+"), io.lettuce.core.Limit.from(100_000)).size();
+    }
+
+    private static List<Long> times(List<JsonNode> records) {
+        return records.stream().map(record -> record.get("ts").longValue()).toList();
+    }
+}
