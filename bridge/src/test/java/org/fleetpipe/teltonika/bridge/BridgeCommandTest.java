@@ -1,0 +1,73 @@
+package org.fleetpipe.teltonika.bridge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BridgeCommandTest {
+
+    private static BridgeSettings parse(Map<String, String> environment, String... args) {
+        BridgeCommand command = new BridgeCommand();
+        new CommandLine(command).parseArgs(args);
+        return command.settings(environment);
+    }
+
+    @Test
+    void kafka_defaults_groupIsTheSinksName_topicAndLimitsAsDocumented() {
+        BridgeSettings settings = parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://127.0.0.1:6379",
+                "--bootstrap-servers", "127.0.0.1:9092", "--consumer", "pod-1");
+
+        assertThat(settings.group()).isEqualTo("kafka");
+        assertThat(settings.kafka().topic()).isEqualTo("teltonika.records");
+        assertThat(settings.batch()).isEqualTo(500);
+        assertThat(settings.lanes()).isEqualTo(4);
+        assertThat(settings.claimIdle()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(settings.from()).isEmpty();
+        assertThat(settings.consumer()).isEqualTo("pod-1");
+    }
+
+    @Test
+    void http_takesHeaders_andTheAuthorizationSecretFromTheEnvironment() {
+        BridgeSettings settings = parse(Map.of("BRIDGE_HTTP_AUTHORIZATION", "Bearer s3cret"), "--sink", "http",
+                "--redis-url", "redis://x:1", "--url", "https://platform.example/ingest", "--header", "X-Fleet: a",
+                "--http-timeout", "3s");
+
+        assertThat(settings.http().headers()).containsEntry("X-Fleet", "a")
+                .containsEntry("Authorization", "Bearer s3cret");
+        assertThat(settings.http().timeout()).isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void from_acceptsAnEntryId_anIsoTime_or0() {
+        assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--from", "1795502830415-3").from()).contains("1795502830415-3");
+        assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--from", "2026-11-26T08:00:00Z").from()).contains("1795680000000-0");
+        assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--from", "0").from()).contains("0-0");
+    }
+
+    @Test
+    void badValues_areRefusedWithALineNamingTheOption() {
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "amqp", "--redis-url", "redis://x:1"))
+                .hasMessageContaining("--sink must be kafka, http or mqtt");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "kafka"))
+                .hasMessageContaining("REDIS_URL");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://x:1"))
+                .hasMessageContaining("--bootstrap-servers");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "ftp://h"))
+                .hasMessageContaining("--url must be http");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "mqtt", "--redis-url", "redis://x:1", "--mqtt-url",
+                "tcp://h:1883", "--topic", "fleet/records")).hasMessageContaining("{imei}");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h",
+                "--from", "yesterday")).hasMessageContaining("--from must be");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h",
+                "--claim-idle", "soon")).hasMessageContaining("duration");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h",
+                "--batch", "0")).hasMessageContaining("--batch");
+    }
+}
