@@ -44,6 +44,7 @@ final class ConsumerCommand {
     private boolean jsonLines;
     private int maxDeliveries = 5;
     private String deadLetterStream;
+    private String modelsHash;
 
     @Option(names = {"--help", "-h"}, usageHelp = true, arity = "0", order = 99, description = "this text")
     private boolean help;
@@ -194,6 +195,13 @@ final class ConsumerCommand {
         deadLetterStream = value;
     }
 
+    @Option(names = "--models-hash", paramLabel = "NAME", order = 16,
+            description = "the hash of device models --output jsonl names IO elements by (default devices:models,"
+                    + " with the --stream's prefix in front: ns:telemetry reads ns:devices:models)")
+    void modelsHash(String value) {
+        modelsHash = value;
+    }
+
     /** The options, once the checks that span several of them have passed. */
     private ConsumerOptions toOptions() {
         if (block.isZero()) {
@@ -204,8 +212,12 @@ final class ConsumerCommand {
         if (deadLetters.equals(stream)) {
             throw new IllegalArgumentException("--dead-letter-stream must not be the stream read (" + stream + ")");
         }
+        // The stream's namespace is the server's REDIS_NAMESPACE: its models hash has the same prefix.
+        String models = modelsHash != null ? modelsHash
+                : (stream.endsWith("telemetry") ? stream.substring(0, stream.length() - "telemetry".length()) : "")
+                        + "devices:models";
         return new ConsumerOptions(redisUrl, stream, group, consumer, from, count, block, claimIdle, progress,
-                untilIdle, duration, maxEntries, jsonLines, maxDeliveries, deadLetters);
+                untilIdle, duration, maxEntries, jsonLines, maxDeliveries, deadLetters, models);
     }
 
     private long positive(String name, String value, long max) {

@@ -17,11 +17,12 @@ import java.util.Map;
  * @param maxDeliveries an entry the handler failed on after the group delivered it this often is
  *                  moved to {@code deadLetterStream} and acknowledged
  * @param deadLetterStream where such entries go (default {@code dlq:consumer:<group>})
+ * @param modelsHash the hash IMEI to device model that {@code jsonLines} names IO elements by
  */
 public record ConsumerOptions(String redisUrl, String stream, String group, String consumer, String from, int count,
                               Duration block, Duration claimIdle, Duration progress, Duration untilIdle,
                               Duration duration, long maxEntries, boolean jsonLines, int maxDeliveries,
-                              String deadLetterStream) {
+                              String deadLetterStream, String modelsHash) {
 
     /** Parses {@code args} (picocli, {@link ConsumerCommand}); {@code env} supplies REDIS_URL. */
     public static ConsumerOptions parse(String[] args, Map<String, String> env) {

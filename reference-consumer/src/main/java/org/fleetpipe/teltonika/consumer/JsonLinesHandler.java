@@ -2,55 +2,36 @@ package org.fleetpipe.teltonika.consumer;
 
 import io.lettuce.core.StreamMessage;
 import java.io.PrintStream;
-import java.util.Map;
+import org.fleetpipe.teltonika.payload.RecordPayload;
 
 /**
- * Prints each entry as one JSON object: the stream id, then every field as a string, except
- * {@code io}, which already is a JSON object and is embedded as one. Every line has {@code valid}:
- * a schema 1 entry, which has none, gets it from the same rule ({@link EntryValidity}).
+ * Prints each entry as one line of the bridge's JSON object (TELEMETRY.md, "The bridge payload"):
+ * numbers as numbers, {@code io} as an object, the entry's {@code id}, and with the device's model
+ * (from the models hash) its {@code io_named} and {@code units}. {@code valid} is as the stream has
+ * it: a schema 1 entry has none (the progress line still counts it by {@link EntryValidity}). An
+ * entry that is no record of a known schema throws, so it goes the way of every handler failure:
+ * tried again, then dead-lettered.
  */
 public final class JsonLinesHandler implements EntryHandler {
 
     private final PrintStream out;
+    private final RecordPayload payload;
+    private final DeviceModelCache models;
 
-    public JsonLinesHandler(PrintStream out) {
+    public JsonLinesHandler(PrintStream out, RecordPayload payload, DeviceModelCache models) {
         this.out = out;
+        this.payload = payload;
+        this.models = models;
     }
 
     @Override
     public void handle(StreamMessage<String, String> entry) {
-        StringBuilder line = new StringBuilder(512).append("{\"id\":");
-        quote(line, entry.getId());
-        for (Map.Entry<String, String> field : entry.getBody().entrySet()) {
-            line.append(',');
-            quote(line, field.getKey());
-            line.append(':');
-            if (field.getKey().equals("io")) {
-                line.append(field.getValue());
-            } else {
-                quote(line, field.getValue());
-            }
+        String imei = entry.getBody().get("imei");
+        byte[] json = payload.toJson(entry.getId(), entry.getBody(), imei == null ? null : models.modelOf(imei));
+        synchronized (out) {
+            out.write(json, 0, json.length);
+            out.write('\n');
+            out.flush();
         }
-        String derived = entry.getBody().containsKey("valid") ? null : EntryValidity.of(entry.getBody());
-        if (derived != null) {
-            line.append(",\"valid\":");
-            quote(line, derived);
-        }
-        out.println(line.append('}'));
-    }
-
-    private static void quote(StringBuilder out, String text) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c < 0x20) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        out.append('"');
     }
 }

@@ -3,9 +3,15 @@ package org.fleetpipe.teltonika.consumer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.PrintStream;
+import java.time.Duration;
+import org.fleetpipe.teltonika.payload.IoDictionary;
+import org.fleetpipe.teltonika.payload.RecordPayload;
 
 /** {@code java -jar reference-consumer.jar --group mine}: reads the telemetry stream and prints progress. */
 public final class ReferenceConsumerMain {
+
+    /** How long a device's model is used before it is looked up again. */
+    static final Duration MODEL_TTL = Duration.ofSeconds(60);
 
     private ReferenceConsumerMain() {
     }
@@ -24,11 +30,14 @@ public final class ReferenceConsumerMain {
             return 2;
         }
         PrintStream progress = options.jsonLines() ? err : out;
-        EntryHandler handler = options.jsonLines() ? new JsonLinesHandler(out) : entry -> { };
         RedisClient client = RedisClient.create(options.redisUrl());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             // BLOCK holds the connection: the command timeout must outlast it.
             connection.setTimeout(options.block().plusSeconds(10));
+            // The handler runs between reads on the consumer's one thread: its HGETs share the connection.
+            EntryHandler handler = options.jsonLines() ? new JsonLinesHandler(out, new RecordPayload(IoDictionary.load()),
+                    new DeviceModelCache(imei -> connection.sync().hget(options.modelsHash(), imei), MODEL_TTL,
+                            System::nanoTime)) : entry -> { };
             TelemetryConsumer consumer = new TelemetryConsumer(connection.sync(), options, handler, progress);
             Thread stopper = new Thread(consumer::stop, "stop");
             Runtime.getRuntime().addShutdownHook(stopper);

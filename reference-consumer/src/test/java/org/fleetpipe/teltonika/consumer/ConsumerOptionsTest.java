@@ -29,11 +29,21 @@ class ConsumerOptionsTest {
         ConsumerOptions o = ConsumerOptions.parse(new String[] {"--redis-url", "redis://x:2", "--stream", "ns:telemetry",
                 "--group", "g", "--consumer", "c", "--from", "$", "--count", "10", "--block", "500ms", "--claim-idle",
                 "5m", "--progress", "0", "--until-idle", "3s", "--duration", "1h", "--max-entries", "7", "--output",
-                "jsonl", "--max-deliveries", "3", "--dead-letter-stream", "ns:dlq:consumer:g"}, Map.of());
+                "jsonl", "--max-deliveries", "3", "--dead-letter-stream", "ns:dlq:consumer:g", "--models-hash", "ns:models"},
+                Map.of());
 
         assertThat(o).isEqualTo(new ConsumerOptions("redis://x:2", "ns:telemetry", "g", "c", "$", 10,
                 Duration.ofMillis(500), Duration.ofMinutes(5), Duration.ZERO, Duration.ofSeconds(3), Duration.ofHours(1),
-                7, true, 3, "ns:dlq:consumer:g"));
+                7, true, 3, "ns:dlq:consumer:g", "ns:models"));
+    }
+
+    @Test
+    void modelsHash_byDefaultBesideTheStream_inItsNamespace() {
+        assertThat(ConsumerOptions.parse(new String[] {}, Map.of()).modelsHash()).isEqualTo("devices:models");
+        assertThat(ConsumerOptions.parse(new String[] {"--stream", "fleet-a:telemetry"}, Map.of()).modelsHash())
+                .isEqualTo("fleet-a:devices:models");
+        assertThat(ConsumerOptions.parse(new String[] {"--stream", "other"}, Map.of()).modelsHash())
+                .isEqualTo("devices:models");
     }
 
     @Test

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A stream holding entries of schema 1 (written before {@code valid}, as during a rolling upgrade)
- * and schema 2: the program reads both, shows {@code valid} on every line and counts the invalid ones.
+ * and schema 2: the program reads both, prints {@code valid} as the stream has it (the bridge's
+ * payload: none on a schema 1 line) and counts the invalid ones of both schemas.
  */
 @WithRedis
 class SchemaVersionsIT {
@@ -51,7 +52,7 @@ class SchemaVersionsIT {
     }
 
     @Test
-    void schema1And2Entries_everyLineShowsValid_andTheInvalidAreCounted(RedisFixture redis) throws Exception {
+    void schema1And2Entries_validAsTheStreamHasIt_andTheInvalidOfBothAreCounted(RedisFixture redis) throws Exception {
         try (StatefulRedisConnection<String, String> connection = redis.client().connect()) {
             RedisCommands<String, String> commands = connection.sync();
             commands.xadd("telemetry", entry("1", "1795502829000", "9", "54.6872383", "25.28", null));
@@ -69,12 +70,13 @@ class SchemaVersionsIT {
             List<String> schema = new ArrayList<>();
             for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
                 JsonNode e = JSON.readTree(line);
-                valid.add(e.get("valid").asText());
+                valid.add(e.has("valid") ? e.get("valid").asText() : "none");
                 schema.add(e.get("schema").asText());
+                assertThat(e.get("schema").isInt()).as("numbers as numbers").isTrue();
                 assertThat(e.get("io").isObject()).isTrue();
             }
             assertThat(schema).containsExactly("1", "1", "2", "2");
-            assertThat(valid).containsExactly("1", "0", "1", "0");
+            assertThat(valid).containsExactly("none", "none", "1", "0");
             assertThat(err.toString(StandardCharsets.UTF_8)).contains("done: group=versions", "read=4 invalid=2 ");
         }
     }

@@ -125,6 +125,11 @@ public final class RedisKeys {
         return prefix + "devices:denied";
     }
 
+    /** Hash IMEI to device model ({@code FMB920}): set through the API or learned from a getver reply. */
+    public String deviceModels() {
+        return prefix + "devices:models";
+    }
+
     /** Hash of one device's active capture (end time, bytes written); it expires at the end. */
     public String captureActive(String imei) {
         return prefix + "capture:active:" + imei;

@@ -56,6 +56,12 @@ public record ApiCall(ChannelHandlerContext ctx, FullHttpRequest request, Map<St
         ctx.executor().execute(() -> HttpResponses.json(ctx, keepAlive, status, body));
     }
 
+    /** Answers 204 without a body. */
+    public void noContent() {
+        logChange(HttpResponseStatus.NO_CONTENT);
+        ctx.executor().execute(() -> HttpResponses.noContent(ctx, keepAlive));
+    }
+
     /** Answers the contract's error shape. */
     public void error(HttpResponseStatus status, String code, String message) {
         ctx.executor().execute(() -> HttpResponses.error(ctx, keepAlive, status, code, message));

@@ -20,21 +20,27 @@ public final class DeviceResource {
     private final DeviceLookup devices;
     private final CommandResource commands;
     private final CaptureResource captures;
+    private final DeviceModelResource models;
 
-    public DeviceResource(DeviceLookup devices, CommandResource commands, CaptureResource captures) {
+    public DeviceResource(DeviceLookup devices, CommandResource commands, CaptureResource captures,
+                          DeviceModelResource models) {
         this.devices = devices;
         this.commands = commands;
         this.captures = captures;
+        this.models = models;
     }
 
     public ApiResource resource() {
         return ApiResource.of("devices", "try GET /api/v1/devices/{imei}, POST /api/v1/devices/{imei}/commands or"
-                        + " POST|GET|DELETE /api/v1/devices/{imei}/capture",
+                        + " POST|GET|DELETE /api/v1/devices/{imei}/capture or PUT|GET|DELETE /api/v1/devices/{imei}/model",
                 Route.get("devices/{imei}", call -> withImei(call, this::status)),
                 Route.post("devices/{imei}/commands", call -> withImei(call, commands::submit)),
                 Route.post("devices/{imei}/capture", call -> withImei(call, captures::start)),
                 Route.get("devices/{imei}/capture", call -> withImei(call, captures::read)),
-                Route.delete("devices/{imei}/capture", call -> withImei(call, captures::stop)));
+                Route.delete("devices/{imei}/capture", call -> withImei(call, captures::stop)),
+                Route.put("devices/{imei}/model", call -> withImei(call, models::put)),
+                Route.get("devices/{imei}/model", call -> withImei(call, models::get)),
+                Route.delete("devices/{imei}/model", call -> withImei(call, models::delete)));
     }
 
     private static void withImei(ApiCall call, BiConsumer<ApiCall, Imei> then) {

@@ -34,15 +34,18 @@ public final class CommandDispatcher implements DeviceCommands {
     private final IngestionMetrics metrics;
     private final org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending;
     private final UnsolicitedMessages unsolicited;
+    private final CommandReplies replies;
 
     /**
      * {@code pending} tracks hand-backs and finishes, so a clean stop waits for them;
-     * {@code unsolicited} bounds what devices send on their own.
+     * {@code unsolicited} bounds what devices send on their own; {@code replies} hears every reply
+     * to a command sent here (the model learned from {@code getver}).
      */
     public CommandDispatcher(CommandStore store, SessionTable sessions, CommandSettings settings,
                              IngestionMetrics metrics, org.fleetpipe.teltonika.server.lifecycle.PendingCalls pending,
-                             UnsolicitedMessages unsolicited) {
+                             UnsolicitedMessages unsolicited, CommandReplies replies) {
         this.store = store;
+        this.replies = replies;
         this.unsolicited = unsolicited;
         this.pending = pending;
         this.sessions = sessions;
@@ -144,6 +147,9 @@ public final class CommandDispatcher implements DeviceCommands {
         boolean nack = frame.isNack();
         metrics.command(nack ? "nack" : "replied");
         LOG.info("command {} id={} imei={}", nack ? "failed (nack: wrong IMEI)" : "replied", command.id(), imei);
+        if (!nack) {
+            replies.replied(imei, command, frame.text());
+        }
         return finish(imei, channel, command, !nack, nack ? "nack" : null, nack ? null : frame.text());
     }
 

@@ -17,10 +17,12 @@ import java.time.Duration;
  * @param maxAttempts        sends of a command when the request names no {@code max_attempts}
  * @param quietGap           after a reply timeout, how long the device gets no next command, so a
  *                           late reply is not taken for the next command's
+ * @param modelFromGetver    a reply to {@code getver} stores the device's model ({@code Hw:}) in devices:models
  */
 public record CommandSettings(Duration replyTimeout, Duration defaultTtl, Duration maxTtl, int maxQueuePerDevice,
                               int maxCommandBytes, Duration maxWait, Duration retention, int deadLetterMaxEntries,
-                              Duration sweepInterval, int maxAttempts, Duration quietGap) {
+                              Duration sweepInterval, int maxAttempts, Duration quietGap,
+                              boolean modelFromGetver) {
 
     /** The most sends a request may ask for ({@code max_attempts}). */
     public static final int MAX_ATTEMPTS_LIMIT = 100;

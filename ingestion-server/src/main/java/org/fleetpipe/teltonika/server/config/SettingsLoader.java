@@ -119,7 +119,7 @@ public final class SettingsLoader {
                 intIn(c, "commands.dead-letter-max-entries", 1, 10_000_000),
                 positive(c, "commands.sweep-interval"),
                 intIn(c, "commands.max-attempts", 1, CommandSettings.MAX_ATTEMPTS_LIMIT),
-                notNegative(c, "commands.quiet-gap"));
+                notNegative(c, "commands.quiet-gap"), bool(c, "commands.model-from-getver"));
     }
 
     private static OpsSettings ops(Config c) {

@@ -47,6 +47,11 @@ public final class HttpResponses {
         send(ctx, keepAlive, status, body, contentType, null);
     }
 
+    /** 204: no body, so neither a length nor a type (RFC 9110, 8.6). */
+    public static void noContent(ChannelHandlerContext ctx, boolean keepAlive) {
+        send(ctx, keepAlive, HttpResponseStatus.NO_CONTENT, "", null, null);
+    }
+
     private static String text(Object body) {
         try {
             return Json.MAPPER.writeValueAsString(body);
@@ -62,8 +67,10 @@ public final class HttpResponses {
         if (headers != null) {
             response.headers().set(headers);
         }
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
-        HttpUtil.setContentLength(response, content.readableBytes());
+        if (contentType != null) {
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+            HttpUtil.setContentLength(response, content.readableBytes());
+        }
         Channel channel = ctx.channel();
         if (keepAlive) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);

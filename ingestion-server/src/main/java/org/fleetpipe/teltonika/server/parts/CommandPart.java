@@ -1,12 +1,14 @@
 package org.fleetpipe.teltonika.server.parts;
 
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import org.fleetpipe.teltonika.payload.IoDictionary;
 import java.time.Duration;
 import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
 import org.fleetpipe.teltonika.server.command.CommandExpiry;
 import org.fleetpipe.teltonika.server.command.CommandHandBack;
+import org.fleetpipe.teltonika.server.command.CommandReplies;
 import org.fleetpipe.teltonika.server.command.CommandService;
 import org.fleetpipe.teltonika.server.command.CommandStore;
 import org.fleetpipe.teltonika.server.command.CommandSweep;
@@ -16,6 +18,8 @@ import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.ReplyWaiter;
 import org.fleetpipe.teltonika.server.command.UnsolicitedMessages;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.devices.DeviceModels;
+import org.fleetpipe.teltonika.server.devices.ModelFromGetver;
 
 /**
  * Operator commands: the store, the dispatcher that sends them to the devices held here, the
@@ -50,7 +54,10 @@ public final class CommandPart implements Part {
         ReplyWaiter replies = new ReplyWaiter();
         dispatcher = new CommandDispatcher(store, shared.sessions(), settings.commands(), shared.metrics(),
                 shared.pending(), new UnsolicitedMessages(settings.devices().hostile().maxDeviceMessagesPerMinute(),
-                        settings.devices().hostile().maxDeviceMessageTextBytes()));
+                        settings.devices().hostile().maxDeviceMessageTextBytes()),
+                settings.commands().modelFromGetver()
+                        ? new ModelFromGetver(new DeviceModels(async, keys, IoDictionary.load()), shared.metrics())
+                        : CommandReplies.NONE);
         service = new CommandService(store, replies);
         expiry = new CommandExpiry(async, keys, settings.commands(), shared.metrics(), settings.redis().commandTimeout());
         deadInstanceCommands = new DeadInstanceCommands(async, keys, new CommandHandBack(async, keys,

@@ -4,10 +4,12 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.registry.RemoteShutdown;
 import org.fleetpipe.teltonika.server.api.AdmissionResource;
 import org.fleetpipe.teltonika.server.api.CaptureResource;
 import org.fleetpipe.teltonika.server.api.CommandResource;
+import org.fleetpipe.teltonika.server.api.DeviceModelResource;
 import org.fleetpipe.teltonika.server.api.DeviceResource;
 import org.fleetpipe.teltonika.server.api.InstanceResource;
 import org.fleetpipe.teltonika.server.api.OperatorApi;
@@ -15,6 +17,7 @@ import org.fleetpipe.teltonika.server.api.OpsResource;
 import org.fleetpipe.teltonika.server.api.SpecResource;
 import org.fleetpipe.teltonika.server.config.HttpSettings;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
+import org.fleetpipe.teltonika.server.devices.DeviceModels;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.http.CachedScrape;
 import org.fleetpipe.teltonika.server.http.HttpConnections;
@@ -71,7 +74,8 @@ public final class HttpPart implements Part {
         OperatorApi routes = OperatorApi.of(
                 new InstanceResource(instance.directory(), new RemoteShutdown(redis.async(), redis.keys())),
                 new DeviceResource(new DeviceLookup(redis.async(), redis.keys()), commandResource,
-                        new CaptureResource(captures.service())), commandResource,
+                        new CaptureResource(captures.service()), new DeviceModelResource(
+                                new DeviceModels(redis.async(), redis.keys(), IoDictionary.load()))), commandResource,
                 new OpsResource(ops.queueHealth(), ops.purger(), ops.deadLetters()),
                 new AdmissionResource(admission.lists(), settings.devices().admission()), new SpecResource());
         CachedScrape scrape = new CachedScrape(shared.registry()::scrape, Duration.ofSeconds(1));

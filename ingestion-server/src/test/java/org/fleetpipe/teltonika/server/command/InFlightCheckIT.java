@@ -55,7 +55,7 @@ class InFlightCheckIT {
         meters = new SimpleMeterRegistry();
         jobs = new PeriodicJobs("in-flight-check-test", 1);
         CommandSettings settings = new CommandSettings(REPLY_TIMEOUT, Duration.ofHours(1), Duration.ofDays(7), 100,
-                512, Duration.ofSeconds(60), Duration.ofDays(1), 1000, Duration.ofSeconds(10), 3, Duration.ofSeconds(5));
+                512, Duration.ofSeconds(60), Duration.ofDays(1), 1000, Duration.ofSeconds(10), 3, Duration.ofSeconds(5), false);
         IngestionMetrics metrics = new IngestionMetrics(meters);
         store = new RedisCommandStore(connection.async(), keys, () -> ME, settings);
         check = new InFlightCheck(connection.async(), keys, () -> ME,

@@ -31,7 +31,7 @@ class OrphanedCommandsIT {
     private static final String INSTANCE = "taker-1";
     private static final CommandSettings SETTINGS = new CommandSettings(Duration.ofSeconds(30), Duration.ofHours(1),
             Duration.ofDays(7), 100, 512, Duration.ofSeconds(60), Duration.ofDays(7), 10000, Duration.ofSeconds(10),
-            3, Duration.ofSeconds(5));
+            3, Duration.ofSeconds(5), false);
 
     private final RedisKeys keys = new RedisKeys("");
     private StatefulRedisConnection<String, String> takerConnection;

@@ -64,7 +64,7 @@ class QueueHealthMonitorIT {
         jobs = new PeriodicJobs("health-it", 1);
         store = new RedisCommandStore(connection.async(), keys, () -> HERE, new CommandSettings(REPLY_TIMEOUT,
                 Duration.ofHours(1), Duration.ofDays(7), 100, 512, Duration.ofSeconds(60), Duration.ofDays(7), 10000,
-                Duration.ofSeconds(10), 3, Duration.ofSeconds(5)));
+                Duration.ofSeconds(10), 3, Duration.ofSeconds(5), false));
     }
 
     @AfterEach

@@ -28,6 +28,7 @@ import org.fleetpipe.teltonika.codec.testing.RecordingLeakDetector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.api.CaptureResource;
 import org.fleetpipe.teltonika.server.api.CommandResource;
+import org.fleetpipe.teltonika.server.api.DeviceModelResource;
 import org.fleetpipe.teltonika.server.api.DeviceResource;
 import org.fleetpipe.teltonika.server.api.OperatorApi;
 import org.fleetpipe.teltonika.server.command.CommandService;
@@ -75,11 +76,11 @@ class OperatorApiFuzzTest {
     OperatorApiFuzzTest() {
         CommandSettings settings = new CommandSettings(Duration.ofSeconds(30), Duration.ofHours(1),
                 Duration.ofDays(7), 100, 512, Duration.ofSeconds(60), Duration.ofDays(7), 10000,
-                Duration.ofSeconds(10), 3, Duration.ofSeconds(5));
+                Duration.ofSeconds(10), 3, Duration.ofSeconds(5), false);
         CommandResource commands = new CommandResource(new CommandService(store, waiter), settings,
                 IngestionMetrics.noop());
         DeviceResource devices = new DeviceResource(new DeviceLookup(fakeRedis(), new RedisKeys("fuzz")), commands,
-                new CaptureResource(null));
+                new CaptureResource(null), new DeviceModelResource(null));
         store.onEnqueue = id -> finishedBeforeWait(waiter, id);
         pipeline = OperatorHttpServer.pipeline(new HttpConnections(1_000, null),
                 () -> CompletableFuture.completedFuture(Readiness.ok()), () -> "# fuzz\n", new BearerTokenAuth(TOKEN),

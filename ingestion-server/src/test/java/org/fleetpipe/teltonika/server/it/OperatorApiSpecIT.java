@@ -285,6 +285,46 @@ class OperatorApiSpecIT {
     }
 
     @Test
+    @Order(1)
+    void modelOperations_answerAsDocumented() throws Exception {
+        String path = "/api/v1/devices/" + TestImeis.numbered(9) + "/model";
+        String put = "PUT /api/v1/devices/{imei}/model";
+        Answer stored = expect(put, 200, "", path, "{\"model\":\" fmb920 \"}");
+        assertThat(json.readTree(stored.body()).path("model").asText()).isEqualTo("fmb920");
+        assertThat(json.readTree(stored.body()).path("known").asBoolean()).isTrue();
+        assertThat(redis.hget("devices:models", TestImeis.numbered(9))).isEqualTo("fmb920");
+        Answer unknown = expect(put, 200, "", "/api/v1/devices/" + TestImeis.numbered(10) + "/model",
+                "{\"model\":\"XYZ-1\"}");
+        assertThat(json.readTree(unknown.body()).path("known").asBoolean()).isFalse();
+        expect(put, 400, "bad-imei", "/api/v1/devices/123/model", "{\"model\":\"FMB920\"}");
+        expect(put, 400, "bad-json", path, "[\"FMB920\"]");
+        expect(put, 400, "unknown-field", path, "{\"model\":\"FMB920\",\"hw\":1}");
+        for (String bad : new String[] {"{}", "{\"model\":\"\"}", "{\"model\":\"FMB 920\"}", "{\"model\":920}",
+            "{\"model\":\"" + "X".repeat(33) + "\"}"}) {
+            expect(put, 400, "bad-model", path, bad);
+        }
+        tokenRefusals(put, path, "{\"model\":\"FMB920\"}");
+        tooLarge(put, path);
+
+        String get = "GET /api/v1/devices/{imei}/model";
+        Answer read = expect(get, 200, "", "GET", path, READER, null);
+        assertThat(json.readTree(read.body()).path("imei").asText()).isEqualTo(TestImeis.numbered(9));
+        assertThat(json.readTree(read.body()).path("model").asText()).isEqualTo("fmb920");
+        assertThat(json.readTree(read.body()).path("known").asBoolean()).isTrue();
+        expect(get, 400, "bad-imei", "/api/v1/devices/123/model", null);
+        expect(get, 404, "no-model", "/api/v1/devices/" + TestImeis.numbered(11) + "/model", null);
+        tokenRefusals(get, path, null);
+
+        String delete = "DELETE /api/v1/devices/{imei}/model";
+        tokenRefusals(delete, path, null);
+        Answer removed = expect(delete, 204, "", path, null);
+        assertThat(removed.body()).isEmpty();
+        assertThat(redis.hexists("devices:models", TestImeis.numbered(9))).isFalse();
+        expect(delete, 400, "bad-imei", "/api/v1/devices/123/model", null);
+        expect(delete, 404, "no-model", path, null);
+    }
+
+    @Test
     @Order(2)
     void knownPath_withAnotherMethod_is405WithAllow_andAnUnknownPath404() throws Exception {
         Answer wrong = call("GET", "/api/v1/admission/denied/" + TestImeis.numbered(5), OPERATOR, null);
@@ -324,6 +364,10 @@ class OperatorApiSpecIT {
             expect("POST /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, "{\"duration\":\"1m\"}");
             expect("GET /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, null);
             expect("DELETE /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, null);
+            String model = "/api/v1/devices/" + imei + "/model";
+            expect("PUT /api/v1/devices/{imei}/model", 503, "redis-unavailable", model, "{\"model\":\"FMB920\"}");
+            expect("GET /api/v1/devices/{imei}/model", 503, "redis-unavailable", model, null);
+            expect("DELETE /api/v1/devices/{imei}/model", 503, "redis-unavailable", model, null);
         } finally {
             fixture.thaw();
         }

@@ -28,7 +28,7 @@ class PurgerIT {
     private static final String IMEI = "352093081452251";
     private static final CommandSettings COMMANDS = new CommandSettings(Duration.ofSeconds(30), Duration.ofHours(1),
             Duration.ofDays(7), 100, 512, Duration.ofSeconds(60), Duration.ofDays(7), 10000, Duration.ofSeconds(10),
-            3, Duration.ofSeconds(5));
+            3, Duration.ofSeconds(5), false);
 
     private final RedisKeys keys = new RedisKeys("");
     private StatefulRedisConnection<String, String> connection;
