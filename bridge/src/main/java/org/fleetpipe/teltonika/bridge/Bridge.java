@@ -71,7 +71,7 @@ public final class Bridge implements AutoCloseable {
         metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);
         Backoff backoff = new Backoff(Duration.ofMillis(100), settings.maxBackoff());
         EntryAcks acks = new EntryAcks(redis.connection().sync(), keys, settings.consumer());
-        RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.empty()),
+        RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.load()),
                 new DeviceModels(redis.connection().sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
         lanes = new DeviceLanes(settings.lanes(), settings.batch(), sink, maker, acks,
                 new BridgeDeadLetters(redis.connection().sync(), keys, settings.deadLetterMax()), backoff, held,

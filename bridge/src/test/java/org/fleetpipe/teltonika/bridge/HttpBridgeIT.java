@@ -117,6 +117,24 @@ class HttpBridgeIT {
                 .get("dlq_reason")).startsWith("malformed: missing field");
     }
 
+    @Test
+    void aDeviceWithAKnownModel_getsIoNamesAndUnits_othersRawIdsOnly(RedisFixture fixture) throws Exception {
+        redis.hset("devices:models", TelemetryEntries.imei(1), "fmb920");
+        start(fixture, BridgeSettingsFixture.http(fixture.uri(), "b1", endpoint.url()));
+        TelemetryEntries entries = new TelemetryEntries(redis, "telemetry");
+        entries.add(1, 1);
+        entries.add(2, 1);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> endpoint.accepted() == 2);
+        JsonNode named = endpoint.recordsOf(TelemetryEntries.imei(1)).get(0);
+        assertThat(named.get("model").asText()).isEqualTo("fmb920");
+        assertThat(named.get("io_named").get("external_voltage").decimalValue()).isEqualByComparingTo("24.079");
+        assertThat(named.get("units").get("external_voltage").asText()).isEqualTo("V");
+        JsonNode raw = endpoint.recordsOf(TelemetryEntries.imei(2)).get(0);
+        assertThat(raw.has("io_named")).isFalse();
+        assertThat(raw.get("io").get("66").intValue()).isEqualTo(24079);
+    }
+
     private static List<Long> timesOf(List<JsonNode> records) {
         return records.stream().map(record -> record.get("ts").longValue()).toList();
     }
