@@ -9,7 +9,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Turns one telemetry stream entry into the documented JSON object (TELEMETRY.md, "The bridge
@@ -17,13 +16,29 @@ import java.util.regex.Pattern;
  */
 public final class RecordPayload {
 
-    /** The stream's integer fields, written as JSON numbers in this order. */
-    private static final String[] INTEGER_FIELDS = {
-        "ts", "rx", "priority", "alt", "angle", "sat", "speed", "event", "gen"
+    /** The fields a record has; the integers from TS to GEN are written in this order. */
+    private static final String[] NAMES = {
+        "schema", "imei", "codec", "ts", "rx", "priority", "alt", "angle", "sat", "speed", "event", "gen",
+        "lat", "lon", "valid", "instance", "io"
     };
-    private static final Pattern INTEGER = Pattern.compile("-?(0|[1-9][0-9]{0,18})");
-    private static final Pattern DECIMAL = Pattern.compile("-?(0|[1-9][0-9]{0,3})(\\.[0-9]{1,9})?");
-    private static final Pattern IMEI = Pattern.compile("[0-9]{15}");
+    private static final int SCHEMA = 0;
+    private static final int IMEI = 1;
+    private static final int CODEC = 2;
+    private static final int TS = 3;
+    private static final int RX = 4;
+    private static final int PRIORITY = 5;
+    private static final int ALT = 6;
+    private static final int ANGLE = 7;
+    private static final int SAT = 8;
+    private static final int SPEED = 9;
+    private static final int EVENT = 10;
+    private static final int GEN = 11;
+    private static final int LAT = 12;
+    private static final int LON = 13;
+    private static final int VALID = 14;
+    private static final int INSTANCE = 15;
+    private static final int IO = 16;
+    private static final int FIELD_COUNT = 17;
     /** The stream's io object is small; a bigger one is not a record this server wrote. */
     private static final int MAX_IO_CHARS = 64 * 1024;
 
@@ -55,51 +70,82 @@ public final class RecordPayload {
 
     private void write(JsonGenerator json, String entryId, Map<String, String> fields, String model)
             throws IOException {
-        String schema = required(fields, "schema");
+        // One pass over the entry instead of a lookup per field: the maps are fresh from the
+        // Redis reply, and hashing into each of them cost more than writing the JSON.
+        String[] values = new String[FIELD_COUNT];
+        for (Map.Entry<String, String> field : fields.entrySet()) {
+            int slot = slot(field.getKey());
+            if (slot >= 0) {
+                values[slot] = field.getValue();
+            }
+        }
+        String schema = required(values, SCHEMA);
         if (!schema.equals("1") && !schema.equals("2")) {
             throw new MalformedEntryException("unknown schema " + abbreviate(schema));
         }
-        String imei = required(fields, "imei");
-        if (!IMEI.matcher(imei).matches()) {
+        String imei = required(values, IMEI);
+        if (imei.length() != 15 || !digits(imei, 0)) {
             throw new MalformedEntryException("imei is not 15 digits");
         }
         json.writeStartObject();
         json.writeStringField("id", entryId);
         json.writeFieldName("schema");
-        json.writeNumber(Integer.parseInt(schema));
+        json.writeNumber(schema.charAt(0) - '0');
         json.writeStringField("imei", imei);
-        json.writeStringField("codec", required(fields, "codec"));
-        for (String name : INTEGER_FIELDS) {
-            String value = fields.get(name);
+        json.writeStringField("codec", required(values, CODEC));
+        for (int slot = TS; slot <= GEN; slot++) {
+            String value = values[slot];
             if (value == null) {
-                if (!name.equals("gen")) {
-                    throw new MalformedEntryException("missing field " + name);
+                if (slot != GEN) {
+                    throw new MalformedEntryException("missing field " + NAMES[slot]);
                 }
                 continue;
             }
-            json.writeFieldName(name);
-            json.writeNumber(checked(name, value, INTEGER));
+            json.writeFieldName(NAMES[slot]);
+            json.writeNumber(integer(slot, value));
         }
         json.writeFieldName("lat");
-        json.writeNumber(checked("lat", required(fields, "lat"), DECIMAL));
+        json.writeNumber(decimal(LAT, required(values, LAT)));
         json.writeFieldName("lon");
-        json.writeNumber(checked("lon", required(fields, "lon"), DECIMAL));
-        String valid = fields.get("valid");
-        if (valid != null) {
+        json.writeNumber(decimal(LON, required(values, LON)));
+        if (values[VALID] != null) {
             json.writeFieldName("valid");
-            json.writeNumber(checked("valid", valid, INTEGER));
+            json.writeNumber(integer(VALID, values[VALID]));
         }
-        String instance = fields.get("instance");
-        if (instance != null) {
-            json.writeStringField("instance", instance);
+        if (values[INSTANCE] != null) {
+            json.writeStringField("instance", values[INSTANCE]);
         }
+        String io = required(values, IO);
         json.writeFieldName("io");
-        copyIo(json, required(fields, "io"));
+        copyIo(json, io);
         if (model != null) {
             json.writeStringField("model", model);
-            dictionary.writeNamed(json, model, required(fields, "io"));
+            dictionary.writeNamed(json, model, io);
         }
         json.writeEndObject();
+    }
+
+    private static int slot(String name) {
+        return switch (name) {
+            case "schema" -> SCHEMA;
+            case "imei" -> IMEI;
+            case "codec" -> CODEC;
+            case "ts" -> TS;
+            case "rx" -> RX;
+            case "priority" -> PRIORITY;
+            case "alt" -> ALT;
+            case "angle" -> ANGLE;
+            case "sat" -> SAT;
+            case "speed" -> SPEED;
+            case "event" -> EVENT;
+            case "gen" -> GEN;
+            case "lat" -> LAT;
+            case "lon" -> LON;
+            case "valid" -> VALID;
+            case "instance" -> INSTANCE;
+            case "io" -> IO;
+            default -> -1;
+        };
     }
 
     /** Copies the io object token by token: 8-byte values above 2^53 keep every digit. */
@@ -120,19 +166,54 @@ public final class RecordPayload {
         }
     }
 
-    private static String required(Map<String, String> fields, String name) {
-        String value = fields.get(name);
+    private static String required(String[] values, int slot) {
+        String value = values[slot];
         if (value == null) {
-            throw new MalformedEntryException("missing field " + name);
+            throw new MalformedEntryException("missing field " + NAMES[slot]);
         }
         return value;
     }
 
-    private static String checked(String name, String value, Pattern format) {
-        if (!format.matcher(value).matches()) {
-            throw new MalformedEntryException(name + " is not a number: " + abbreviate(value));
+    /** An optional minus, then 1 to 19 digits without a leading zero (or just 0). */
+    private static String integer(int slot, String value) {
+        int start = value.startsWith("-") ? 1 : 0;
+        int length = value.length() - start;
+        if (length < 1 || length > 19 || !digits(value, start) || (length > 1 && value.charAt(start) == '0')) {
+            throw notANumber(slot, value);
         }
         return value;
+    }
+
+    /** Degrees as the servers write them: up to 4 integer digits, up to 9 decimals, no exponent. */
+    private static String decimal(int slot, String value) {
+        int dot = value.indexOf('.');
+        String whole = dot < 0 ? value : value.substring(0, dot);
+        int start = whole.startsWith("-") ? 1 : 0;
+        int wholeLength = whole.length() - start;
+        boolean ok = wholeLength >= 1 && wholeLength <= 4 && digits(whole, start)
+                && (wholeLength == 1 || whole.charAt(start) != '0');
+        if (ok && dot >= 0) {
+            int decimals = value.length() - dot - 1;
+            ok = decimals >= 1 && decimals <= 9 && digits(value, dot + 1);
+        }
+        if (!ok) {
+            throw notANumber(slot, value);
+        }
+        return value;
+    }
+
+    private static boolean digits(String text, int from) {
+        for (int i = from; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static MalformedEntryException notANumber(int slot, String value) {
+        return new MalformedEntryException(NAMES[slot] + " is not a number: " + abbreviate(value));
     }
 
     private static String abbreviate(String value) {

@@ -28,6 +28,10 @@ public final class DeviceLanes {
         }
     }
 
+    int count() {
+        return lanes.size();
+    }
+
     public void start() {
         for (int i = 0; i < lanes.size(); i++) {
             Thread thread = new Thread(lanes.get(i), "bridge-lane-" + i);

@@ -20,6 +20,8 @@ public final class StreamPump implements Runnable {
     private final GroupReader reader;
     private final DeviceLanes lanes;
     private final int batchSize;
+    /** One read fills every lane's next batch: the devices of a read spread over the lanes. */
+    private final int readSize;
     private final Duration claimIdle;
     private final Duration claimEvery;
     private final Backoff backoff;
@@ -32,6 +34,7 @@ public final class StreamPump implements Runnable {
         this.reader = reader;
         this.lanes = lanes;
         this.batchSize = batchSize;
+        this.readSize = batchSize * lanes.count();
         this.claimIdle = claimIdle;
         this.claimEvery = claimEvery;
         this.backoff = backoff;
@@ -72,7 +75,7 @@ public final class StreamPump implements Runnable {
                         nextClaimAt = System.nanoTime() + claimEvery.toNanos();
                     }
                 } else {
-                    submitAll(reader.next(batchSize, Duration.ofSeconds(1)));
+                    submitAll(reader.next(readSize, Duration.ofSeconds(1)));
                 }
                 reading = true;
                 failures = 0;

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Records per second through each bridge against the sink's own limit, measured in the same run
+# (issue 32 item 7): the same payloads sent by a bare client first (a Kafka producer with the
+# bridge's settings; HTTP POSTs of 500 JSON lines from 4 threads), then by a bridge reading them
+# from the stream, delivering and acknowledging. Kafka is a real broker in the same JVM (KRaft),
+# HTTP a JDK server that counts lines; Redis is REDIS_URL or a local redis-server started here.
+# Everything on loopback. About a minute for 200,000 records.
+#
+# Usage: bench/bridge-benchmark.sh [records=200000] [sinks=kafka,http]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+records=${1:-200000}
+sinks=${2:-kafka,http}
+# One reactor run: the modules' own classes resolve to their target/ folders.
+mvn -B -q -ntp -DskipTests -pl bridge -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
+  -Dmdep.outputFile=target/bridge-bench.classpath
+classpath="bridge/target/test-classes:bridge/target/classes:$(cat bridge/target/bridge-bench.classpath)"
+exec java -Xmx2g -cp "$classpath" org.fleetpipe.teltonika.bridge.BridgeBenchmark "$records" "$sinks"

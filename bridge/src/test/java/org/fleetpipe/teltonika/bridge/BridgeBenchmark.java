@@ -1,0 +1,280 @@
+package org.fleetpipe.teltonika.bridge;
+
+import com.sun.net.httpserver.HttpServer;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.fleetpipe.teltonika.payload.IoDictionary;
+import org.fleetpipe.teltonika.payload.RecordPayload;
+import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
+
+/**
+ * Records per second through each bridge against the sink's own limit in the same run: the same
+ * payloads sent by a bare client (a Kafka producer; HTTP POSTs of JSON lines from as many threads
+ * as the bridge has lanes), then by a bridge reading them from the stream. Prints one line per sink.
+ * Run by bench/bridge-benchmark.sh.
+ */
+public final class BridgeBenchmark {
+
+    private static final int DEVICES = 1000;
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final int LANES = Integer.getInteger("lanes", 4);
+    private static final int BATCH = Integer.getInteger("batch", 500);
+
+    public static void main(String[] args) throws Exception {
+        int records = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        List<String> sinks = args.length > 1 ? List.of(args[1].split(",")) : List.of("kafka", "http");
+        String redisUrl = System.getenv("REDIS_URL");
+        LocalRedisServer local = null;
+        if (redisUrl == null || redisUrl.isBlank()) {
+            local = LocalRedisServer.builder().build().start();
+            redisUrl = local.uri();
+        }
+        RedisClient client = RedisClient.create(redisUrl);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            redis.del("telemetry");
+            fill(connection.async(), records);
+            List<byte[]> payloads = payloads(redis, records);
+            System.out.printf("== bridge benchmark: %d records of %d devices, %d cores, lanes %d, batch %d%n",
+                    records, DEVICES, Runtime.getRuntime().availableProcessors(), LANES, BATCH);
+            System.out.printf("%-6s %14s %14s %7s%n", "sink", "bare rec/s", "bridge rec/s", "ratio");
+            for (String sink : sinks) {
+                double[] rates = switch (sink) {
+                    case "kafka" -> kafka(redis, redisUrl, payloads);
+                    case "http" -> http(redis, redisUrl, payloads);
+                    case "none" -> none(redis, redisUrl, payloads.size());
+                    default -> throw new IllegalArgumentException("unknown sink " + sink);
+                };
+                System.out.printf("%-6s %,14.0f %,14.0f %7.2f%n", sink, rates[0], rates[1], rates[1] / rates[0]);
+            }
+        } finally {
+            client.shutdown();
+            if (local != null) {
+                local.close();
+            }
+        }
+    }
+
+    private static void fill(RedisAsyncCommands<String, String> redis, int records) {
+        List<RedisFuture<String>> pending = new ArrayList<>();
+        for (int i = 0; i < records; i++) {
+            pending.add(redis.xadd("telemetry", TelemetryEntries.record(i % DEVICES, i / DEVICES)));
+            if (pending.size() == 5000) {
+                LettuceFutures.awaitAll(Duration.ofSeconds(60), pending.toArray(new RedisFuture[0]));
+                pending.clear();
+            }
+        }
+        LettuceFutures.awaitAll(Duration.ofSeconds(60), pending.toArray(new RedisFuture[0]));
+    }
+
+    private static List<byte[]> payloads(RedisCommands<String, String> redis, int records) {
+        RecordPayload payload = new RecordPayload(IoDictionary.load());
+        List<byte[]> out = new ArrayList<>(records);
+        String from = "-";
+        while (out.size() < records) {
+            var page = redis.xrange("telemetry", io.lettuce.core.Range.create(from, "+"),
+                    io.lettuce.core.Limit.from(10_000));
+            for (var entry : page) {
+                if (!entry.getId().equals(from)) {
+                    out.add(payload.toJson(entry.getId(), entry.getBody(), null));
+                }
+            }
+            from = page.get(page.size() - 1).getId();
+        }
+        return out;
+    }
+
+    private static double[] kafka(RedisCommands<String, String> redis, String redisUrl, List<byte[]> payloads)
+            throws Exception {
+        try (InProcessKafka kafka = new InProcessKafka()) {
+            kafka.createTopic("bare", 6);
+            kafka.createTopic("bridged", 6);
+            Properties properties = new Properties();
+            properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            properties.put(ProducerConfig.ACKS_CONFIG, "all");
+            properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+            properties.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+            properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+            double bare;
+            try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(properties, new StringSerializer(),
+                    new ByteArraySerializer())) {
+                long started = System.nanoTime();
+                List<Future<?>> sent = new ArrayList<>(payloads.size());
+                for (int i = 0; i < payloads.size(); i++) {
+                    sent.add(producer.send(new ProducerRecord<>("bare", TelemetryEntries.imei(i % DEVICES),
+                            payloads.get(i))));
+                }
+                for (Future<?> future : sent) {
+                    future.get();
+                }
+                bare = rate(payloads.size(), started);
+            }
+            BridgeSettings settings = settings(BridgeSettings.SinkKind.KAFKA, redisUrl, "kafka",
+                    new BridgeSettings.Kafka(kafka.bootstrapServers(), "bridged", Map.of()), null);
+            return new double[] {bare, bridged(redis, settings, payloads.size())};
+        }
+    }
+
+    private static double[] http(RedisCommands<String, String> redis, String redisUrl, List<byte[]> payloads)
+            throws Exception {
+        AtomicLong lines = new AtomicLong();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        server.setExecutor(Executors.newFixedThreadPool(LANES));
+        server.createContext("/ingest", exchange -> {
+            try (exchange; InputStream body = exchange.getRequestBody()) {
+                // What the least of real endpoints does: read every line as JSON.
+                java.io.BufferedReader reader = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(body, java.nio.charset.StandardCharsets.UTF_8));
+                long count = 0;
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    JSON.readTree(line);
+                    count++;
+                }
+                lines.addAndGet(count);
+                exchange.sendResponseHeaders(204, -1);
+            }
+        });
+        server.start();
+        URI url = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/ingest");
+        try {
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            ExecutorService senders = Executors.newFixedThreadPool(LANES);
+            long started = System.nanoTime();
+            List<Future<?>> work = new ArrayList<>();
+            for (int lane = 0; lane < LANES; lane++) {
+                int first = lane;
+                work.add(senders.submit(() -> {
+                    for (int from = first * BATCH; from < payloads.size(); from += LANES * BATCH) {
+                        byte[] body = jsonLines(payloads.subList(from, Math.min(payloads.size(), from + BATCH)));
+                        http.send(HttpRequest.newBuilder(url).header("Content-Type", "application/x-ndjson")
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                                HttpResponse.BodyHandlers.discarding());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : work) {
+                future.get();
+            }
+            double bare = rate(payloads.size(), started);
+            senders.shutdown();
+            BridgeSettings settings = settings(BridgeSettings.SinkKind.HTTP, redisUrl, "http", null,
+                    new BridgeSettings.Http(url, Duration.ofSeconds(10), Map.of()));
+            return new double[] {bare, bridged(redis, settings, payloads.size())};
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /** The bridge's own ceiling: reading, payloads and acknowledgements, with a sink that takes everything at once. */
+    private static double[] none(RedisCommands<String, String> redis, String redisUrl, int records) throws Exception {
+        BridgeSettings settings = settings(BridgeSettings.SinkKind.HTTP, redisUrl, "none", null,
+                new BridgeSettings.Http(URI.create("http://127.0.0.1:9/"), Duration.ofSeconds(1), Map.of()));
+        org.fleetpipe.teltonika.bridge.sink.Sink taker = new org.fleetpipe.teltonika.bridge.sink.Sink() {
+            @Override
+            public String name() {
+                return "none";
+            }
+
+            @Override
+            public List<org.fleetpipe.teltonika.bridge.sink.Outcome> deliver(
+                    List<org.fleetpipe.teltonika.bridge.sink.OutboundRecord> batch) {
+                return java.util.Collections.nCopies(batch.size(), org.fleetpipe.teltonika.bridge.sink.Outcome.DELIVERED);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        long started = System.nanoTime();
+        try (Bridge bridge = new Bridge(settings, taker)) {
+            bridge.start();
+            while (!done(redis, settings.group(), records)) {
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+            double rate = rate(records, started);
+            return new double[] {rate, rate};
+        }
+    }
+
+    private static byte[] jsonLines(List<byte[]> batch) {
+        int size = 0;
+        for (byte[] line : batch) {
+            size += line.length + 1;
+        }
+        byte[] body = new byte[size];
+        int at = 0;
+        for (byte[] line : batch) {
+            System.arraycopy(line, 0, body, at, line.length);
+            at += line.length;
+            body[at++] = '\n';
+        }
+        return body;
+    }
+
+    /** Runs a bridge from the stream's start until its group acknowledged every entry. */
+    private static double bridged(RedisCommands<String, String> redis, BridgeSettings settings, int records)
+            throws Exception {
+        long started = System.nanoTime();
+        try (Bridge bridge = new Bridge(settings, BridgeMain.sink(settings))) {
+            bridge.start();
+            while (!done(redis, settings.group(), records)) {
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+            return rate(records, started);
+        }
+    }
+
+    private static boolean done(RedisCommands<String, String> redis, String group, int records) {
+        for (Object info : redis.xinfoGroups("telemetry")) {
+            List<?> fields = (List<?>) info;
+            Map<String, Object> byName = new java.util.HashMap<>();
+            for (int i = 0; i + 1 < fields.size(); i += 2) {
+                byName.put(String.valueOf(fields.get(i)), fields.get(i + 1));
+            }
+            if (group.equals(byName.get("name"))) {
+                String last = redis.xrevrange("telemetry", io.lettuce.core.Range.create("-", "+"),
+                        io.lettuce.core.Limit.from(1)).get(0).getId();
+                return last.equals(byName.get("last-delivered-id")) && Long.valueOf(0).equals(byName.get("pending"));
+            }
+        }
+        return false;
+    }
+
+    private static BridgeSettings settings(BridgeSettings.SinkKind kind, String redisUrl, String group,
+                                           BridgeSettings.Kafka kafka, BridgeSettings.Http http) {
+        return new BridgeSettings(kind, redisUrl, "", group, "bench", Optional.of("0-0"), BATCH, LANES,
+                Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(10), 100_000, "127.0.0.1", 0,
+                kafka, http, null);
+    }
+
+    private static double rate(int records, long startedNanos) {
+        return records / ((System.nanoTime() - startedNanos) / 1e9);
+    }
+}
