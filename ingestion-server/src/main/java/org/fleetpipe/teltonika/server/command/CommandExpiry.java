@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -33,6 +34,10 @@ public final class CommandExpiry {
     private final CommandSettings settings;
     private final IngestionMetrics metrics;
     private final Duration timeout;
+    /** The command hashes, the namespace's glob characters escaped. */
+    private final String pattern;
+    /** Where the next orphan check's SCAN begins. */
+    private final AtomicReference<ScanCursor> orphanScan = new AtomicReference<>(ScanCursor.INITIAL);
 
     public CommandExpiry(RedisAsyncCommands<String, String> redis, RedisKeys keys, CommandSettings settings,
                          IngestionMetrics metrics, Duration timeout) {
@@ -41,6 +46,7 @@ public final class CommandExpiry {
         this.settings = settings;
         this.metrics = metrics;
         this.timeout = timeout;
+        this.pattern = keys.commandPrefix().replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + "*";
     }
 
     /** Up to {@code limit} devices that have commands queued, oldest first, from position {@code offset}. */
@@ -66,7 +72,9 @@ public final class CommandExpiry {
     /**
      * SCANs at most {@code scanLimit} command hashes and fails the orphans among them: the script
      * decides each one atomically (see {@code fail-orphan.lua}), so a command taken meanwhile is never
-     * failed while in flight. The calls of one SCAN page go out together.
+     * failed while in flight. The calls of one SCAN page go out together. The SCAN goes on where the
+     * previous call stopped, so passes bounded by {@code scanLimit} still reach every hash: started
+     * from the beginning each time, they would look at the same first hashes forever.
      */
     public long failOrphans(boolean dryRun, int scanLimit) {
         String now = Long.toString(System.currentTimeMillis());
@@ -75,8 +83,8 @@ public final class CommandExpiry {
                 keys.commandsInFlight("")};
         long orphaned = 0;
         int inspected = 0;
-        ScanCursor cursor = ScanCursor.INITIAL;
-        ScanArgs args = ScanArgs.Builder.matches(keys.commandPrefix() + "*").limit(500);
+        ScanCursor cursor = orphanScan.get();
+        ScanArgs args = ScanArgs.Builder.matches(pattern).limit(500);
         do {
             KeyScanCursor<String> page = await(redis.scan(cursor, args));
             List<CompletionStage<Long>> verdicts = new ArrayList<>(page.getKeys().size());
@@ -90,6 +98,7 @@ public final class CommandExpiry {
             }
             cursor = page;
         } while (!cursor.isFinished() && inspected < scanLimit);
+        orphanScan.set(cursor.isFinished() ? ScanCursor.INITIAL : cursor);
         return orphaned;
     }
 

@@ -126,6 +126,31 @@ class OpsIT {
     }
 
     @Test
+    void queueHealthDisabled_theReportShowsTheStreamOnly_withComputedAt0_andHealthQueuesIsNeverWritten()
+            throws Exception {
+        server.close();
+        redis.del("health:queues");
+        server = new IngestionServer(SettingsLoader.load(settings(Map.of("ops.queue-health.enabled", false)))).start();
+        call("POST", "/api/v1/devices/" + IMEI + "/commands");
+        redis.hset("instance:heartbeat:ghost-1", "host", "nowhere");
+        redis.expire("instance:heartbeat:ghost-1", 600);
+        redis.hset("connections:registry", IMEI, "ghost-1");
+
+        // Ten intervals (200 ms) in which an enabled job would have computed and written.
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonNode report = call("GET", "/api/v1/health/queues");
+            assertThat(report.get("computed_at").asLong()).isZero();
+            assertThat(report.get("status").asText()).isEqualTo("healthy");
+            assertThat(report.get("queues")).singleElement()
+                    .satisfies(q -> assertThat(q.get("queue").asText()).isEqualTo("telemetry-stream"));
+            assertThat(redis.exists("health:queues")).isZero();
+        });
+        String metrics = metrics();
+        assertThat(metrics).containsPattern("(?m)^teltonika_queue_health 0\\.0$");
+        assertThat(metrics).containsPattern("(?m)^teltonika_queue_stuck\\{queue=\"pending-commands\"} 0\\.0$");
+    }
+
+    @Test
     void deadLetters_ofFramesAndCommands_areReadable_withLimitAndSince() throws Exception {
         long before = System.currentTimeMillis();
         try (DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort())) {

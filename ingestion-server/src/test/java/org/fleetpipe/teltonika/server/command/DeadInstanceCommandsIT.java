@@ -5,14 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
-import java.util.Map;
-import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
-import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.registry.janitor.SweepResult;
-import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -22,8 +16,6 @@ import org.junit.jupiter.api.Test;
 /** The janitor with the command hand-back as its hook: what a dead instance sent and got no reply for. */
 @WithRedis
 class DeadInstanceCommandsIT {
-
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private StatefulRedisConnection<String, String> connection;
     private RedisCommands<String, String> redis;
@@ -42,16 +34,11 @@ class DeadInstanceCommandsIT {
     }
 
     private RegistryJanitor janitor(boolean dryRun, int scanCount) {
-        RedisKeys keys = new RedisKeys("");
-        JanitorSettings settings = new JanitorSettings(Duration.ofSeconds(60), 0.1, dryRun, scanCount);
-        return new RegistryJanitor(connection.async(), keys, settings, new JanitorMetrics(meters), TIMEOUT,
-                new DeadInstanceCommands(connection.async(), keys,
-                        new CommandHandBack(connection.async(), keys, 100, Duration.ofDays(1)), scanCount, TIMEOUT,
-                        new IngestionMetrics(meters)));
+        return DeadInstanceFixture.janitor(connection, meters, dryRun, scanCount);
     }
 
     private static String imei(int i) {
-        return String.format("35209308%07d", i);
+        return DeadInstanceFixture.imei(i);
     }
 
     @Test
@@ -112,13 +99,8 @@ class DeadInstanceCommandsIT {
         assertThat(redis.zscore("instance:ids", "dead-5")).isNull();
     }
 
-    /** A command that {@code instance} sent {@code attempts} times and awaits the reply of. */
     private void sentCommand(String instance, String imei, String id, int attempts, int maxAttempts) {
-        redis.hset("command:" + id, Map.of("id", id, "imei", imei, "codec", "12", "command", "getinfo",
-                "status", "sent", "attempts", Integer.toString(attempts), "max_attempts", Integer.toString(maxAttempts),
-                "origin", instance, "history", "[{\"status\":\"queued\",\"at\":\"1\"}]"));
-        redis.hset("commands:inflight:" + instance, imei, id + ":" + attempts);
-        redis.sadd("commands:inflight-instances", instance);
+        DeadInstanceFixture.sentCommand(redis, instance, imei, id, attempts, maxAttempts);
     }
 
     /** Script calls since the last CONFIG RESETSTAT, as Redis counts them (a NOSCRIPT answer counts too). */

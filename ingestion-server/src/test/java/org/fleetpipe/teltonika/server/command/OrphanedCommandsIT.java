@@ -91,6 +91,48 @@ class OrphanedCommandsIT {
     }
 
     @Test
+    void passesBoundedByTheScanLimit_goOnWhereTheLastStopped_soEveryOrphanIsFoundInTheEnd() {
+        // Finished commands (retained, never orphans) by the thousand, a few orphans among them.
+        int finished = 3000;
+        int orphans = 30;
+        for (int i = 0; i < finished; i++) {
+            command("done-" + i, "replied", null);
+            redis.pexpire(keys.command("done-" + i), 600_000);
+        }
+        for (int i = 0; i < orphans; i++) {
+            command("lost-" + i, "queued", null);
+        }
+        int scanLimit = 500;
+        // A walk over all the hashes takes about (finished + orphans) / scanLimit passes; SCAN pages are approximate.
+        int passes = 0;
+        long failed = 0;
+        while (failed < orphans && passes < 3 * (finished + orphans) / scanLimit) {
+            failed += expiry.failOrphans(false, scanLimit);
+            passes++;
+        }
+
+        assertThat(failed).as("orphans failed in %d passes", passes).isEqualTo(orphans);
+        for (int i = 0; i < orphans; i++) {
+            assertThat(redis.hget(keys.command("lost-" + i), "reason")).isEqualTo("orphaned");
+        }
+        assertThat(redis.zcard(keys.commandDeadLetters())).isEqualTo(orphans);
+    }
+
+    @Test
+    void namespaceWithGlobCharacters_itsOrphansAreStillFound() {
+        RedisKeys odd = new RedisKeys("fleet[1]*:");
+        CommandExpiry oddExpiry = new CommandExpiry(purgeConnection.async(), odd, SETTINGS, IngestionMetrics.noop(),
+                TIMEOUT);
+        redis.hset(odd.command("lost-1"), Map.of("id", "lost-1", "imei", IMEI.value(), "codec", "12", "command",
+                "getinfo", "status", "queued", "history", "[]",
+                "expires_at", Long.toString(System.currentTimeMillis() + 3_600_000)));
+
+        assertThat(oddExpiry.failOrphans(false, 1000)).isEqualTo(1);
+        assertThat(redis.hget(odd.command("lost-1"), "reason")).isEqualTo("orphaned");
+        assertThat(redis.zcard(odd.commandDeadLetters())).isEqualTo(1);
+    }
+
+    @Test
     void takeRacingTheOrphanCheck_neverFailsATakenCommand() throws Exception {
         int iterations = 1500;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

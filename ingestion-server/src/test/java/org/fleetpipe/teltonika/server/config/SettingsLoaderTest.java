@@ -140,6 +140,22 @@ class SettingsLoaderTest {
     }
 
     @Test
+    void load_whenNothingOverridden_thenCommandDeadLettersKeep10000For7Days_andFinishedCommands7Days() {
+        ServerSettings s = SettingsLoader.loadWithEnvironment(Map.of(), Map.of());
+
+        assertThat(s.commands().deadLetterMaxEntries()).isEqualTo(10_000);
+        assertThat(s.ops().deadLetterTtl()).isEqualTo(Duration.ofDays(7));
+        assertThat(s.commands().retention()).isEqualTo(Duration.ofDays(7));
+
+        ServerSettings set = SettingsLoader.loadWithEnvironment(Map.of("DLQ_COMMANDS_MAX_ENTRIES", "25",
+                "DLQ_TTL", "2h", "COMMAND_RETENTION", "90s"), Map.of());
+
+        assertThat(set.commands().deadLetterMaxEntries()).isEqualTo(25);
+        assertThat(set.ops().deadLetterTtl()).isEqualTo(Duration.ofHours(2));
+        assertThat(set.commands().retention()).isEqualTo(Duration.ofSeconds(90));
+    }
+
+    @Test
     void heartbeatDeleteMeans_isExpiryByDefault_andShutdownWhenTheVariableSaysSo() {
         assertThat(SettingsLoader.loadWithEnvironment(Map.of(), Map.of()).instance().heartbeatDeleteMeans())
                 .isEqualTo(HeartbeatDeleteMeans.EXPIRY);

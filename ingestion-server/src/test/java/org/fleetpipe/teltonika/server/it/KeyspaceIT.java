@@ -72,6 +72,58 @@ class KeyspaceIT {
     }
 
     @Test
+    void namespace_onTheMultiWritePath_thenEveryKeyTheBlocksWriteCarriesIt_andNothingIsUnprefixed(RedisFixture redis)
+            throws Exception {
+        // A small recent set, so the blocks also RENAME it into the previous generation.
+        server = ItServer.start(redis, false, Map.of("redis.namespace", "fleet-m:", "telemetry.write-path",
+                "transaction", "telemetry.dedup-per-device", 4));
+        RandomAvl random = new RandomAvl(11L);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        int packets = 0;
+        try (DeviceClient device = DeviceClient.connect(ItServer.loopback(server.tcpAddress()))) {
+            assertThat(device.login(TestImeis.WIKI)).isEqualTo(0x01);
+            // The first two packets after a login take the script, and so do packets until the loop's own
+            // connection is up: send until several went in MULTI blocks.
+            while (blockPackets() < 5 && packets < 500 && System.nanoTime() < deadline) {
+                assertThat(device.sendAndReadAck(Frames.avl(random.packet(CodecId.CODEC_8, 3)))).isEqualTo(3);
+                packets++;
+            }
+        }
+
+        assertThat(blockPackets()).as("packets stored in MULTI blocks").isGreaterThanOrEqualTo(5);
+        assertThat(redisView.redis().keys("*")).allSatisfy(key -> assertThat(key).startsWith("fleet-m:"))
+                .contains("fleet-m:telemetry", "fleet-m:dedup:previous:" + TestImeis.WIKI,
+                        "fleet-m:device:info:" + TestImeis.WIKI);
+        assertThat(redisView.redis().xlen("fleet-m:telemetry")).isEqualTo(3L * packets);
+        assertThat(redisView.redis().pttl("fleet-m:dedup:previous:" + TestImeis.WIKI))
+                .as("renamed with the TTL the blocks set").isPositive();
+    }
+
+    private double blockPackets() {
+        // A function counter: the writer counts, the meter reads.
+        return server.metrics().registry().get("teltonika.telemetry.packets.written").tag("path", "block")
+                .functionCounter().count();
+    }
+
+    @Test
+    void instanceIds_atStart_thoseWithoutAHeartbeatAreForgotten_liveOnesKept(RedisFixture redis) throws Exception {
+        var seed = redisView.redis();
+        seed.zadd("instance:ids", 1, "gone-1");
+        seed.zadd("instance:ids", 2, "alive-7");
+        seed.zadd("instance:ids", 3, "gone-2");
+        seed.hset("instance:heartbeat:alive-7", "host", "elsewhere");
+        seed.expire("instance:heartbeat:alive-7", 600);
+        // A dead instance's leftovers other than its id are the janitor's, not the start's.
+        seed.hset("connections:registry", TestImeis.WIKI, "gone-1");
+
+        server = ItServer.start(redis, false, Map.of("janitor.interval", "1h"));
+
+        assertThat(seed.zrange("instance:ids", 0, -1)).containsExactly("alive-7", server.instanceId());
+        assertThat(seed.hget("instance:heartbeat:alive-7", "host")).isEqualTo("elsewhere");
+        assertThat(seed.hget("connections:registry", TestImeis.WIKI)).isEqualTo("gone-1");
+    }
+
+    @Test
     void deadLetters_whenMoreThanMaxEntries_thenOldestDroppedAndBytesCapped(RedisFixture redis) throws Exception {
         server = ItServer.start(redis, false, Map.of("dead-letters.max-entries", 2, "dead-letters.max-frame-bytes", 16));
 
