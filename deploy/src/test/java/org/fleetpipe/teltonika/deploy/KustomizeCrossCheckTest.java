@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class KustomizeCrossCheckTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"k8s/base", "k8s/overlays/dev", "k8s/overlays/prod"})
+    @ValueSource(strings = {"k8s/base", "k8s/overlays/dev", "k8s/overlays/prod", "k8s/bridges"})
     void kubectlKustomize_whenKubectlOnThePath_thenRendersTheSameResourcesAsTheTestsResolver(String dir) throws Exception {
         Optional<Path> kubectl = Executables.onPath("kubectl");
         assumeTrue(kubectl.isPresent(), "kubectl not on the PATH");

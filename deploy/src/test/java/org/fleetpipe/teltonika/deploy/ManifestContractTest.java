@@ -413,9 +413,9 @@ class ManifestContractTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"dev", "prod"})
+    @ValueSource(strings = {"dev", "prod", "bridges"})
     void everyWorkload_whenOverlayRendered_thenRunsNonRootReadOnlyWithoutCapabilitiesWithProbesAndResources(String overlay) {
-        Manifests m = Manifests.overlay(overlay);
+        Manifests m = Manifests.tree(overlay);
         for (ObjectNode w : m.workloads()) {
             JsonNode pod = Manifests.podSpecOf(w).path("securityContext");
             assertThat(pod.path("seccompProfile").path("type").asText()).as("%s seccomp", w.path("metadata").path("name"))

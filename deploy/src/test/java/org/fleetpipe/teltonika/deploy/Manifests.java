@@ -55,6 +55,20 @@ final class Manifests {
         return new Manifests("base", Kustomization.render(deployDir().resolve("k8s/base")));
     }
 
+    /** The bridges' own kustomization (k8s/bridges), applied next to an overlay. */
+    static Manifests bridges() {
+        return new Manifests("bridges", Kustomization.render(deployDir().resolve("k8s/bridges")));
+    }
+
+    /** "base", "bridges", or an overlay's name. */
+    static Manifests tree(String name) {
+        return switch (name) {
+            case "base" -> base();
+            case "bridges" -> bridges();
+            default -> overlay(name);
+        };
+    }
+
     ObjectNode get(String kind, String name) {
         return Kustomization.find(resources, kind, name);
     }

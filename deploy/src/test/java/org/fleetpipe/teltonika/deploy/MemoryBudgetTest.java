@@ -40,6 +40,14 @@ class MemoryBudgetTest {
     private static final long NATIVE_FIXED = 64 * MIB;
     /** GC data structures as a share of the heap: G1 reserved 81 MiB for a 1,128 MiB heap (7 %), Serial under 1 MiB. */
     private static final double GC_SHARE = 0.08;
+    private static final String SERVER_IMAGE = "Dockerfile";
+    private static final String BRIDGE_IMAGE = "Dockerfile.bridge";
+    /**
+     * The bridge's threads besides its lanes: the reader, chores, HTTP, Lettuce's I/O and
+     * computation threads, the Kafka producer's sender, GC and JIT. Measured: 33 threads in all
+     * (4 lanes included) for the Kafka sink, started and idle; the server's 40 kept as the bound.
+     */
+    private static final int BRIDGE_THREADS = 40;
 
     @ParameterizedTest
     @ValueSource(strings = {"base", "dev", "prod"})
@@ -65,6 +73,41 @@ class MemoryBudgetTest {
                 .contains("0");
         assertThat(flag(flags, "-XX:MaxDirectMemorySize=")).as("%s: direct memory capped explicitly", overlay)
                 .isPresent();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    void bridgeJvm_whenDeploymentRendered_thenHeapDirectMetaspaceCodeStacksAndNativeFitTheMemoryLimit(String name)
+            throws IOException {
+        Manifests m = Manifests.bridges();
+        JsonNode container = Manifests.containerOf(m.get("Deployment", name), "bridge");
+        long limit = quantity(container.path("resources").path("limits").path("memory").asText());
+        String options = null;
+        for (JsonNode e : container.path("env")) {
+            if ("JDK_JAVA_OPTIONS".equals(e.path("name").asText())) {
+                options = e.path("value").asText(null);
+            }
+        }
+        assertThat(options).as("%s: JDK_JAVA_OPTIONS a literal next to its limit", name).isNotNull();
+        int lanes = Integer.parseInt(m.configMapData("teltonika-bridges").getOrDefault("BRIDGE_LANES", "4"));
+
+        List<String> flags = effectiveFlags(BRIDGE_IMAGE, options);
+        Budget budget = Budget.of(flags, limit, BRIDGE_THREADS + lanes);
+
+        assertThat(budget.total()).as("%s: %s", name, budget).isLessThanOrEqualTo(limit);
+        assertThat(budget.heap).as("%s: heap share of the limit: %s", name, budget)
+                .isBetween((long) (limit * 0.35), (long) (limit * 0.60));
+        assertThat(flag(flags, "-Dio.netty.maxDirectMemory=")).as("%s: Lettuce's buffers under the JDK's cap", name)
+                .contains("0");
+        assertThat(flag(flags, "-XX:MaxDirectMemorySize=")).as(name).isPresent();
+    }
+
+    @Test
+    void bridgeImage_whenRunWithItsOwnDefault_thenFitsTheHalfGibibyteContainerItIsSizedFor() throws IOException {
+        Budget budget = Budget.of(effectiveFlags(BRIDGE_IMAGE, dockerfileJdkJavaOptions(BRIDGE_IMAGE)), 512 * MIB,
+                BRIDGE_THREADS + 4);
+
+        assertThat(budget.total()).as("docker run -m 512m: %s", budget).isLessThanOrEqualTo(512 * MIB);
     }
 
     @Test
@@ -101,8 +144,12 @@ class MemoryBudgetTest {
 
     /** What the container's java gets: JDK_JAVA_OPTIONS first, then the ENTRYPOINT's flags (the last one wins). */
     private static List<String> effectiveFlags(String jdkJavaOptions) throws IOException {
+        return effectiveFlags(SERVER_IMAGE, jdkJavaOptions);
+    }
+
+    private static List<String> effectiveFlags(String dockerfile, String jdkJavaOptions) throws IOException {
         List<String> flags = new ArrayList<>(Arrays.asList(jdkJavaOptions.trim().split("\\s+")));
-        JsonNode entrypoint = new ObjectMapper().readTree(match("(?m)^ENTRYPOINT (\\[.*])\\s*$"));
+        JsonNode entrypoint = new ObjectMapper().readTree(match(dockerfile, "(?m)^ENTRYPOINT (\\[.*])\\s*$"));
         assertThat(entrypoint.path(0).asText()).isEqualTo("java");
         for (int i = 1; i < entrypoint.size() && !"-jar".equals(entrypoint.path(i).asText()); i++) {
             flags.add(entrypoint.path(i).asText());
@@ -120,13 +167,17 @@ class MemoryBudgetTest {
     }
 
     private static String dockerfileJdkJavaOptions() throws IOException {
-        return match("(?m)^ENV JDK_JAVA_OPTIONS=\"([^\"]*)\"\\s*$");
+        return dockerfileJdkJavaOptions(SERVER_IMAGE);
     }
 
-    private static String match(String regex) throws IOException {
-        String dockerfile = Files.readString(Manifests.deployDir().resolve("Dockerfile"));
+    private static String dockerfileJdkJavaOptions(String dockerfile) throws IOException {
+        return match(dockerfile, "(?m)^ENV JDK_JAVA_OPTIONS=\"([^\"]*)\"\\s*$");
+    }
+
+    private static String match(String file, String regex) throws IOException {
+        String dockerfile = Files.readString(Manifests.deployDir().resolve(file));
         Matcher m = Pattern.compile(regex).matcher(dockerfile);
-        assertThat(m.find()).as("Dockerfile: %s", regex).isTrue();
+        assertThat(m.find()).as("%s: %s", file, regex).isTrue();
         return m.group(1);
     }
 
