@@ -62,6 +62,9 @@ public final class MqttSink implements Sink {
     private volatile Connection connection;
     private long connections;
     private volatile String lastConnectFailure = "no connect yet";
+    /** The connect failure logged last and when; guarded by {@link #connecting}. */
+    private String loggedFailure;
+    private long loggedFailureAt;
 
     /** One connection to the broker: the connect that made it and its room for unacknowledged publishes. */
     private record Connection(IMqttToken connect, long number, Semaphore room) {}
@@ -221,7 +224,7 @@ public final class MqttSink implements Sink {
                 try {
                     lastConnect = client.connect(options);
                 } catch (MqttException e) {
-                    lastConnectFailure = describe(e);
+                    connectFailed(describe(e));
                     return null;
                 }
             }
@@ -230,9 +233,7 @@ public final class MqttSink implements Sink {
             } catch (MqttException e) {
                 rethrowInterrupt(e);
                 if (e.getReasonCode() != MqttException.REASON_CODE_CLIENT_TIMEOUT) {
-                    lastConnectFailure = describe(e);
-                    LOG.warn("sink=mqtt connect failed server={} client_id={} reason=\"{}\"", serverUri, clientId,
-                            lastConnectFailure);
+                    connectFailed(describe(e));
                 } else {
                     lastConnectFailure = "connect still in progress";
                 }
@@ -246,12 +247,28 @@ public final class MqttSink implements Sink {
             if (current == null || current.connect() != lastConnect) {
                 current = new Connection(lastConnect, ++connections, new Semaphore(maxInFlight));
                 connection = current;
+                loggedFailure = null;
                 LOG.info("sink=mqtt connected server={} client_id={} connection={}", serverUri, clientId,
                         current.number());
             }
             return current;
         } finally {
             connecting.unlock();
+        }
+    }
+
+    /**
+     * Every lane tries to connect while the broker is away; one line per outage and per minute
+     * (or when the reason changes) is what an operator needs. Called holding {@link #connecting}.
+     */
+    private void connectFailed(String reason) {
+        lastConnectFailure = reason;
+        long now = System.nanoTime();
+        if (!reason.equals(loggedFailure) || now - loggedFailureAt > TimeUnit.MINUTES.toNanos(1)) {
+            loggedFailure = reason;
+            loggedFailureAt = now;
+            LOG.warn("sink=mqtt connect failed server={} client_id={} reason=\"{}\" (retrying with the next batch)",
+                    serverUri, clientId, reason);
         }
     }
 
