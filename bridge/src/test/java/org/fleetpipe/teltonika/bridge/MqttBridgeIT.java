@@ -101,7 +101,8 @@ class MqttBridgeIT {
             await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> delivered() == 200);
         }
         int written = unconfirmed;
-        // Every entry written since the pause was read and none acknowledged: all of them pending.
+        // Every entry written since the pause was read and none acknowledged: all of them pending
+        // (the 40 devices hash 10 to a lane: 110 entries a lane, within its queue of two batches).
         await().atMost(Duration.ofSeconds(10)).until(() -> pending() == written);
         assertThat(delivered()).isEqualTo(200);
         assertThat(reader.distinct()).isEqualTo(200);
