@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.bridge;
 
 import io.moquette.BrokerConstants;
 import io.moquette.broker.Server;
+import io.moquette.broker.config.IConfig;
 import io.moquette.broker.config.MemoryConfig;
 import io.moquette.broker.security.IAuthenticator;
 import io.moquette.broker.security.IAuthorizatorPolicy;
@@ -51,18 +52,18 @@ final class InProcessMqttBroker implements AutoCloseable {
     /** Starts (again) on the same port, with nothing from any earlier run. */
     void start() throws IOException {
         Properties properties = new Properties();
-        properties.setProperty(BrokerConstants.HOST_PROPERTY_NAME, "127.0.0.1");
-        properties.setProperty(BrokerConstants.PORT_PROPERTY_NAME, Integer.toString(port));
-        properties.setProperty(BrokerConstants.WEB_SOCKET_PORT_PROPERTY_NAME, BrokerConstants.DISABLED_PORT_BIND);
-        properties.setProperty(BrokerConstants.PERSISTENCE_ENABLED_PROPERTY_NAME, "false");
-        properties.setProperty(BrokerConstants.DATA_PATH_PROPERTY_NAME, dataDirectory.toString());
-        properties.setProperty(BrokerConstants.ALLOW_ANONYMOUS_PROPERTY_NAME, "false");
+        properties.setProperty(IConfig.HOST_PROPERTY_NAME, "127.0.0.1");
+        properties.setProperty(IConfig.PORT_PROPERTY_NAME, Integer.toString(port));
+        properties.setProperty(IConfig.WEB_SOCKET_PORT_PROPERTY_NAME, BrokerConstants.DISABLED_PORT_BIND);
+        properties.setProperty(IConfig.PERSISTENCE_ENABLED_PROPERTY_NAME, "false");
+        properties.setProperty(IConfig.DATA_PATH_PROPERTY_NAME, dataDirectory.toString());
+        properties.setProperty(IConfig.ALLOW_ANONYMOUS_PROPERTY_NAME, "false");
         // Moquette reports usage to its authors' collector unless told not to; tests stay on loopback.
-        properties.setProperty(BrokerConstants.ENABLE_TELEMETRY_NAME, "false");
-        properties.setProperty(BrokerConstants.NETTY_MAX_BYTES_PROPERTY_NAME, Integer.toString(256 * 1024));
+        properties.setProperty(IConfig.ENABLE_TELEMETRY_NAME, "false");
+        properties.setProperty(IConfig.NETTY_MAX_BYTES_PROPERTY_NAME, Integer.toString(256 * 1024));
         // The reader's queue: Moquette drops beyond it, which would look like a bridge losing records.
-        properties.setProperty(BrokerConstants.SESSION_QUEUE_SIZE, "100000");
-        properties.setProperty(BrokerConstants.BUFFER_FLUSH_MS_PROPERTY_NAME,
+        properties.setProperty(IConfig.SESSION_QUEUE_SIZE, "100000");
+        properties.setProperty(IConfig.BUFFER_FLUSH_MS_PROPERTY_NAME,
                 Integer.toString(BrokerConstants.IMMEDIATE_BUFFER_FLUSH));
         server = new Server();
         server.startServer(new MemoryConfig(properties), List.of(), null, authenticator(), authorizator());
@@ -96,11 +97,11 @@ final class InProcessMqttBroker implements AutoCloseable {
 
     private IAuthenticator authenticator() {
         return (clientId, username, password) -> {
-            if (username == null || password == null || BRIDGE_USER.equals(username) && bridgePaused) {
+            String expected = username == null ? null : USERS.get(username);
+            if (expected == null || BRIDGE_USER.equals(username) && bridgePaused) {
                 return false;
             }
-            return Arrays.equals(USERS.getOrDefault(username, "").getBytes(StandardCharsets.UTF_8), password)
-                    && USERS.containsKey(username);
+            return Arrays.equals(expected.getBytes(StandardCharsets.UTF_8), password);
         };
     }
 
