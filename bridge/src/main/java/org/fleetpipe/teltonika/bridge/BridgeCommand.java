@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.bridge;
 
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,6 +113,11 @@ final class BridgeCommand {
             description = "mqtt: QoS 1 messages awaiting PUBACK at once (MQTT_MAX_IN_FLIGHT, 1000)")
     int mqttMaxInFlight;
 
+    @Option(names = "--mqtt-timeout", defaultValue = "${env:MQTT_TIMEOUT:-10s}",
+            description = "mqtt: time for a batch to be published and PUBACKed, and for a connect"
+                    + " (MQTT_TIMEOUT, 10s)")
+    String mqttTimeout;
+
     /** Checks the options against each other and names the first problem. */
     BridgeSettings settings(Map<String, String> environment) {
         SinkKind kind = switch (sink == null ? "" : sink.trim()) {
@@ -155,12 +161,23 @@ final class BridgeCommand {
             }
             case MQTT -> {
                 require(mqttUrl != null && !mqttUrl.isBlank(), "--mqtt-url (or MQTT_URL) is required with --sink mqtt");
+                URI server = URI.create(mqttUrl.trim());
+                require(("tcp".equals(server.getScheme()) || "ssl".equals(server.getScheme()))
+                        && server.getHost() != null, "--mqtt-url must be tcp://host:port or ssl://host:port, got '"
+                        + mqttUrl + "'");
                 String template = orDefault(topic, "teltonika/{imei}/records");
                 require(template.contains("{imei}"), "--topic for mqtt must contain {imei}, got '" + template + "'");
+                // Wildcards are for subscribing: a broker refuses such a topic in a PUBLISH (Paho already does).
+                require(!template.contains("+") && !template.contains("#"),
+                        "--topic for mqtt must not contain the wildcards + or #, got '" + template + "'");
                 require(mqttMaxInFlight >= 1 && mqttMaxInFlight <= 65_535, "--mqtt-max-in-flight must be 1..65535");
+                Duration timeout = DurationText.parse(mqttTimeout);
+                require(timeout.toMillis() >= 1_000 && timeout.toMinutes() <= 10, "--mqtt-timeout must be 1s..10m");
                 String password = environment.get("MQTT_PASSWORD");
-                mqtt = new BridgeSettings.Mqtt(mqttUrl.trim(), template, mqttUsername,
-                        password == null ? null : password.toCharArray(), mqttMaxInFlight);
+                mqtt = new BridgeSettings.Mqtt(server.toString(), template,
+                        mqttUsername == null || mqttUsername.isBlank() ? null : mqttUsername.trim(),
+                        password == null || password.isEmpty() ? null : password.toCharArray(), mqttMaxInFlight,
+                        timeout);
             }
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,

@@ -4,6 +4,7 @@ import java.util.concurrent.CountDownLatch;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.sink.http.HttpSink;
 import org.fleetpipe.teltonika.bridge.sink.kafka.KafkaSink;
+import org.fleetpipe.teltonika.bridge.sink.mqtt.MqttSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -60,7 +61,9 @@ public final class BridgeMain {
             case KAFKA -> new KafkaSink(settings.kafka().bootstrapServers(), settings.kafka().topic(),
                     settings.kafka().properties());
             case HTTP -> new HttpSink(settings.http().url(), settings.http().timeout(), settings.http().headers());
-            case MQTT -> throw new IllegalArgumentException("--sink mqtt: not in this build yet");
+            case MQTT -> new MqttSink(settings.mqtt().serverUri(), "teltonika-bridge-" + settings.consumer(),
+                    settings.mqtt().topicTemplate(), settings.mqtt().username(), settings.mqtt().password(),
+                    settings.mqtt().maxInFlight(), settings.mqtt().timeout());
         };
     }
 }

@@ -39,6 +39,7 @@ public record BridgeSettings(
     /** {@code --sink http}. */
     public record Http(URI url, Duration timeout, Map<String, String> headers) {}
 
-    /** {@code --sink mqtt}. */
-    public record Mqtt(String serverUri, String topicTemplate, String username, char[] password, int maxInFlight) {}
+    /** {@code --sink mqtt}; {@code timeout} bounds one batch: publishing it and its PUBACKs. */
+    public record Mqtt(String serverUri, String topicTemplate, String username, char[] password, int maxInFlight,
+                       Duration timeout) {}
 }

@@ -21,4 +21,16 @@ final class BridgeSettingsFixture {
                 100, 4, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 new BridgeSettings.Kafka(bootstrap, topic, Map.of()), null, null);
     }
+
+    /**
+     * Signs in as the broker fixture's bridge user; 150 in flight, fewer than 4 lanes of 100 can publish at
+     * once, so lanes wait for room; a short timeout so a withheld PUBACK is retried soon.
+     */
+    static BridgeSettings mqtt(String redisUrl, String consumer, String serverUri) {
+        return new BridgeSettings(BridgeSettings.SinkKind.MQTT, redisUrl, "", "mqtt", consumer, Optional.empty(),
+                100, 4, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
+                null, null, new BridgeSettings.Mqtt(serverUri, "teltonika/{imei}/records",
+                        InProcessMqttBroker.BRIDGE_USER, InProcessMqttBroker.BRIDGE_PASSWORD.toCharArray(), 150,
+                        Duration.ofSeconds(2)));
+    }
 }
