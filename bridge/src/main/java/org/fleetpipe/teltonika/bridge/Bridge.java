@@ -54,6 +54,7 @@ public final class Bridge implements AutoCloseable {
     private Thread pumpThread;
     private BridgeHttpServer http;
     private BridgeMetrics metrics;
+    private EntryAcks acks;
 
     public Bridge(BridgeSettings settings, Sink sink) {
         this.settings = settings;
@@ -70,14 +71,15 @@ public final class Bridge implements AutoCloseable {
         HeldEntries held = new HeldEntries();
         metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);
         Backoff backoff = new Backoff(Duration.ofMillis(100), settings.maxBackoff());
-        EntryAcks acks = new EntryAcks(redis.connection().sync(), keys, settings.consumer());
+        acks = new EntryAcks(redis.connection().sync(), keys, settings.consumer());
         RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.load()),
                 new DeviceModels(redis.connection().sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
         lanes = new DeviceLanes(settings.lanes(), settings.batch(), sink, maker, acks,
                 new BridgeDeadLetters(redis.connection().sync(), keys, settings.deadLetterMax()), backoff, held,
                 metrics);
         pump = new StreamPump(new GroupReader(readConnection.sync(), keys, settings.consumer()), lanes,
-                settings.batch(), settings.claimIdle(), settings.claimIdle().dividedBy(2), backoff, metrics);
+                settings.batch(), settings.claimIdle(), claimEvery(settings.claimIdle()), backoff,
+                metrics);
         long touchEvery = Math.max(100, settings.claimIdle().toMillis() / 3);
         chores.scheduleWithFixedDelay(() -> touch(acks, held), touchEvery, touchEvery, TimeUnit.MILLISECONDS);
         GroupLag lag = new GroupLag(redis.connection().sync(), keys);
@@ -90,6 +92,12 @@ public final class Bridge implements AutoCloseable {
         }
         LOG.info("bridge started sink={} group={} lanes={} batch={} http_port={}", sink.name(), settings.group(),
                 settings.lanes(), settings.batch(), http == null ? -1 : http.port());
+    }
+
+    /** Often enough that entries a stopping replica handed back move on within seconds. */
+    static Duration claimEvery(Duration claimIdle) {
+        Duration half = claimIdle.dividedBy(2);
+        return half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
     }
 
     private void touch(EntryAcks acks, HeldEntries held) {
@@ -122,6 +130,22 @@ public final class Bridge implements AutoCloseable {
         return new BridgeHttpServer.Readiness(true, "delivering");
     }
 
+    private void handBack() {
+        if (acks == null) {
+            return;
+        }
+        try {
+            int handed = acks.handBack(settings.claimIdle().plusSeconds(1));
+            if (handed > 0) {
+                LOG.info("handed back entries={} read and not delivered: the other replicas take them over",
+                        handed);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("could not hand back the entries not delivered (they move on after {}): {}",
+                    settings.claimIdle(), e.toString());
+        }
+    }
+
     /** The port of /metrics and /health, once started. */
     public int httpPort() {
         return http == null ? -1 : http.port();
@@ -143,6 +167,7 @@ public final class Bridge implements AutoCloseable {
             lanes.stop(settings.shutdownGrace());
         }
         chores.shutdownNow();
+        handBack();
         sink.close();
         if (http != null) {
             http.close();

@@ -154,8 +154,20 @@ class BridgeFaultIT {
                     .map(record -> record.get("id").asText()).toList();
             assertThat(acceptedIds).as("every record the endpoint took was acknowledged").doesNotContainAnyElementsOf(
                     pending);
-            assertThat(pending).as("what was read and not started stays pending for a restart").isNotEmpty();
-            assertThat(bridge.output()).contains("bridge stopped");
+            assertThat(pending).as("what was read and not started stays pending").isNotEmpty();
+            assertThat(bridge.output()).contains("bridge stopped").contains("handed back entries=" + pending.size());
+
+            // Handed back: a replica with the default claim idle (60 s) takes them over at once.
+            BridgeSettings base = BridgeSettingsFixture.http(fixture.uri(), "next", endpoint.url());
+            BridgeSettings next = new BridgeSettings(base.sink(), base.redisUrl(), base.namespace(), base.group(),
+                    base.consumer(), base.from(), base.batch(), base.lanes(), Duration.ofSeconds(60),
+                    base.maxBackoff(), base.shutdownGrace(), base.deadLetterMax(), base.httpHost(), base.httpPort(),
+                    base.kafka(), base.http(), base.mqtt());
+            endpoint.delay(0);
+            try (Bridge successor = new Bridge(next, BridgeMain.sink(next))) {
+                successor.start();
+                await().atMost(Duration.ofSeconds(20)).until(() -> endpoint.distinct() == 200);
+            }
         }
     }
 
