@@ -35,9 +35,14 @@ public final class EntryAcks {
         }
     }
 
+    /** The consumer that holds what stopped replicas handed back, until a live one claims it. */
+    public static final String HANDED_BACK = "handed-back";
+
     /**
-     * At a clean stop, marks every entry this consumer still has pending as idle for {@code idle},
-     * so the other replicas take them over at their next claim instead of a claim period later.
+     * At a clean stop, moves every entry this consumer still has pending to {@link #HANDED_BACK},
+     * idle for {@code idle}, so the other replicas take them over at their next claim instead of a
+     * claim period later; then removes this consumer's name from the group, which a Deployment's
+     * pods, new names each time, would otherwise pile up.
      *
      * @return how many entries were handed back
      */
@@ -54,10 +59,12 @@ public final class EntryAcks {
                 }
             }
             if (ids.isEmpty()) {
+                // Nothing pending any more: deleting the name loses nothing.
+                redis.xgroupDelconsumer(keys.telemetry(), me);
                 return handed;
             }
-            redis.xclaim(keys.telemetry(), me, XClaimArgs.Builder.justid().minIdleTime(0).idle(idle),
-                    ids.toArray(String[]::new));
+            redis.xclaim(keys.telemetry(), Consumer.from(keys.group(), HANDED_BACK),
+                    XClaimArgs.Builder.justid().minIdleTime(0).idle(idle), ids.toArray(String[]::new));
             handed += ids.size();
             after = ids.get(ids.size() - 1);
         }
