@@ -56,7 +56,8 @@ final class CommandFailures {
     /** Settings at reference.conf's defaults but for the dead letters kept and the retention. */
     static CommandSettings settings(int deadLettersKept, Duration retention) {
         return new CommandSettings(Duration.ofSeconds(30), Duration.ofHours(1), Duration.ofDays(7), 100, 512,
-                Duration.ofSeconds(60), retention, deadLettersKept, Duration.ofSeconds(10), 3, Duration.ofSeconds(5));
+                Duration.ofSeconds(60), retention, deadLettersKept, Duration.ofSeconds(10), 3, Duration.ofSeconds(5),
+                false);
     }
 
     /** Fails command {@code id} the way {@code failure} says. */
