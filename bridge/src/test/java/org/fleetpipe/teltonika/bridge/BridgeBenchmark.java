@@ -63,7 +63,8 @@ public final class BridgeBenchmark {
             List<byte[]> payloads = payloads(redis, records);
             System.out.printf("== bridge benchmark: %d records of %d devices, %d cores, lanes %d, batch %d%n",
                     records, DEVICES, Runtime.getRuntime().availableProcessors(), LANES, BATCH);
-            System.out.printf("%-6s %14s %14s %7s%n", "sink", "bare rec/s", "bridge rec/s", "ratio");
+            System.out.printf("%-6s %14s %14s %7s %12s %12s %12s%n", "sink", "bare rec/s", "bridge rec/s", "ratio",
+                    "bare jvm us", "bridge jvm us", "bridge redis us");
             for (String sink : sinks) {
                 double[] rates = switch (sink) {
                     case "kafka" -> kafka(redis, redisUrl, payloads);
@@ -71,7 +72,8 @@ public final class BridgeBenchmark {
                     case "none" -> none(redis, redisUrl, payloads.size());
                     default -> throw new IllegalArgumentException("unknown sink " + sink);
                 };
-                System.out.printf("%-6s %,14.0f %,14.0f %7.2f%n", sink, rates[0], rates[1], rates[1] / rates[0]);
+                System.out.printf("%-6s %,14.0f %,14.0f %7.2f %12.1f %12.1f %12.1f%n", sink, rates[0], rates[1],
+                        rates[1] / rates[0], rates[2], rates[3], rates[4]);
             }
         } finally {
             client.shutdown();
@@ -79,6 +81,8 @@ public final class BridgeBenchmark {
                 local.close();
             }
         }
+        // The Kafka and HTTP clients leave non-daemon threads behind; the numbers are printed.
+        System.exit(0);
     }
 
     private static void fill(RedisAsyncCommands<String, String> redis, int records) {
@@ -122,9 +126,11 @@ public final class BridgeBenchmark {
             properties.put(ProducerConfig.LINGER_MS_CONFIG, "5");
             properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
             double bare;
+            double bareCpu;
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(properties, new StringSerializer(),
                     new ByteArraySerializer())) {
                 long started = System.nanoTime();
+                long cpu = jvmCpuNanos();
                 List<Future<?>> sent = new ArrayList<>(payloads.size());
                 for (int i = 0; i < payloads.size(); i++) {
                     sent.add(producer.send(new ProducerRecord<>("bare", TelemetryEntries.imei(i % DEVICES),
@@ -134,10 +140,11 @@ public final class BridgeBenchmark {
                     future.get();
                 }
                 bare = rate(payloads.size(), started);
+                bareCpu = (jvmCpuNanos() - cpu) / 1e3 / payloads.size();
             }
             BridgeSettings settings = settings(BridgeSettings.SinkKind.KAFKA, redisUrl, "kafka",
                     new BridgeSettings.Kafka(kafka.bootstrapServers(), "bridged", Map.of()), null);
-            return new double[] {bare, bridged(redis, settings, payloads.size())};
+            return bridged(redis, settings, payloads.size(), bare, bareCpu);
         }
     }
 
@@ -145,7 +152,8 @@ public final class BridgeBenchmark {
             throws Exception {
         AtomicLong lines = new AtomicLong();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
-        server.setExecutor(Executors.newFixedThreadPool(LANES));
+        ExecutorService serverThreads = Executors.newFixedThreadPool(LANES);
+        server.setExecutor(serverThreads);
         server.createContext("/ingest", exchange -> {
             try (exchange; InputStream body = exchange.getRequestBody()) {
                 // What the least of real endpoints does: read every line as JSON.
@@ -166,6 +174,7 @@ public final class BridgeBenchmark {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             ExecutorService senders = Executors.newFixedThreadPool(LANES);
             long started = System.nanoTime();
+            long cpu = jvmCpuNanos();
             List<Future<?>> work = new ArrayList<>();
             for (int lane = 0; lane < LANES; lane++) {
                 int first = lane;
@@ -183,12 +192,14 @@ public final class BridgeBenchmark {
                 future.get();
             }
             double bare = rate(payloads.size(), started);
+            double bareCpu = (jvmCpuNanos() - cpu) / 1e3 / payloads.size();
             senders.shutdown();
             BridgeSettings settings = settings(BridgeSettings.SinkKind.HTTP, redisUrl, "http", null,
                     new BridgeSettings.Http(url, Duration.ofSeconds(10), Map.of()));
-            return new double[] {bare, bridged(redis, settings, payloads.size())};
+            return bridged(redis, settings, payloads.size(), bare, bareCpu);
         } finally {
             server.stop(0);
+            serverThreads.shutdownNow();
         }
     }
 
@@ -213,13 +224,16 @@ public final class BridgeBenchmark {
             }
         };
         long started = System.nanoTime();
+        long cpu = jvmCpuNanos();
+        double redisCpu = redisCpuSeconds(redis);
         try (Bridge bridge = new Bridge(settings, taker)) {
             bridge.start();
             while (!done(redis, settings.group(), records)) {
                 TimeUnit.MILLISECONDS.sleep(20);
             }
             double rate = rate(records, started);
-            return new double[] {rate, rate};
+            double jvm = (jvmCpuNanos() - cpu) / 1e3 / records;
+            return new double[] {rate, rate, 0, jvm, (redisCpuSeconds(redis) - redisCpu) * 1e6 / records};
         }
     }
 
@@ -238,17 +252,40 @@ public final class BridgeBenchmark {
         return body;
     }
 
-    /** Runs a bridge from the stream's start until its group acknowledged every entry. */
-    private static double bridged(RedisCommands<String, String> redis, BridgeSettings settings, int records)
-            throws Exception {
+    /**
+     * Runs a bridge from the stream's start until its group acknowledged every entry.
+     *
+     * @return bare rate, bridge rate, bare and bridge CPU of this JVM per record (us), Redis's per record (us)
+     */
+    private static double[] bridged(RedisCommands<String, String> redis, BridgeSettings settings, int records,
+                                    double bare, double bareCpu) throws Exception {
         long started = System.nanoTime();
+        long cpu = jvmCpuNanos();
+        double redisCpu = redisCpuSeconds(redis);
         try (Bridge bridge = new Bridge(settings, BridgeMain.sink(settings))) {
             bridge.start();
             while (!done(redis, settings.group(), records)) {
                 TimeUnit.MILLISECONDS.sleep(20);
             }
-            return rate(records, started);
+            double rate = rate(records, started);
+            return new double[] {bare, rate, bareCpu, (jvmCpuNanos() - cpu) / 1e3 / records,
+                    (redisCpuSeconds(redis) - redisCpu) * 1e6 / records};
         }
+    }
+
+    private static long jvmCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static double redisCpuSeconds(RedisCommands<String, String> redis) {
+        double seconds = 0;
+        for (String line : redis.info("cpu").split("\\r?\\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return seconds;
     }
 
     private static boolean done(RedisCommands<String, String> redis, String group, int records) {

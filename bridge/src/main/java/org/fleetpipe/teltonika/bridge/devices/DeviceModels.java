@@ -2,10 +2,11 @@ package org.fleetpipe.teltonika.bridge.devices;
 
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -38,10 +39,10 @@ public final class DeviceModels {
     /** Looks up, in one round trip, every device of a batch whose model is not cached. */
     public void prefetch(Collection<String> imeis) {
         long now = clock.getAsLong();
-        List<String> missing = new ArrayList<>();
+        Set<String> missing = new LinkedHashSet<>();
         for (String imei : imeis) {
             Cached cached = cache.get(imei);
-            if ((cached == null || cached.until() < now) && !missing.contains(imei)) {
+            if (cached == null || cached.until() < now) {
                 missing.add(imei);
             }
         }
