@@ -80,6 +80,10 @@ final class Lane implements Runnable {
                 queue.drainTo(batch, batchSize - 1);
                 try {
                     deliver(batch);
+                } catch (RuntimeException e) {
+                    // Unacknowledged and no longer held: claimed again after the claim idle time.
+                    LOG.error("lane={} dropped a batch of entries={} unacknowledged: {}", index, batch.size(),
+                            e.toString(), e);
                 } finally {
                     // Acknowledged ones are gone already; the rest stay pending for redelivery.
                     held.release(batch.stream().map(StreamEntry::id).toList());
@@ -122,7 +126,7 @@ final class Lane implements Runnable {
         int attempt = 0;
         while (true) {
             long started = System.nanoTime();
-            List<Outcome> outcomes = sink.deliver(records);
+            List<Outcome> outcomes = ask(records);
             metrics.sinkAnswered(System.nanoTime() - started);
             List<StreamEntry> retryEntries = new ArrayList<>();
             List<OutboundRecord> retryRecords = new ArrayList<>();
@@ -181,6 +185,21 @@ final class Lane implements Runnable {
             metrics.retried(retryRecords.size());
             records = retryRecords;
             recordEntries = retryEntries;
+        }
+    }
+
+    /** The sink's answer; a sink that throws (a bug, a closed client) is a failure to retry, not a dead lane. */
+    private List<Outcome> ask(List<OutboundRecord> records) throws InterruptedException {
+        try {
+            List<Outcome> outcomes = sink.deliver(records);
+            if (outcomes.size() == records.size()) {
+                return outcomes;
+            }
+            return java.util.Collections.nCopies(records.size(),
+                    Outcome.retry("sink answered " + outcomes.size() + " outcomes for " + records.size() + " records"));
+        } catch (RuntimeException e) {
+            LOG.error("sink={} lane={} failed unexpectedly: {}", sink.name(), index, e.toString(), e);
+            return java.util.Collections.nCopies(records.size(), Outcome.retry("sink error: " + e));
         }
     }
 
