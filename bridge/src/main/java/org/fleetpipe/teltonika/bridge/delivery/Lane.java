@@ -41,6 +41,8 @@ final class Lane implements Runnable {
     private final BridgeMetrics metrics;
     private volatile boolean stopping;
     private volatile long abandonAtNanos = Long.MAX_VALUE;
+    /** Whether the sink's last call threw: its stack is logged once per such period. */
+    private boolean sinkThrowing;
 
     Lane(int index, int capacity, int batchSize, Sink sink, RecordMaker maker, EntryAcks acks,
          BridgeDeadLetters deadLetters, Backoff backoff, HeldEntries held, BridgeMetrics metrics) {
@@ -192,13 +194,18 @@ final class Lane implements Runnable {
     private List<Outcome> ask(List<OutboundRecord> records) throws InterruptedException {
         try {
             List<Outcome> outcomes = sink.deliver(records);
+            sinkThrowing = false;
             if (outcomes.size() == records.size()) {
                 return outcomes;
             }
             return java.util.Collections.nCopies(records.size(),
                     Outcome.retry("sink answered " + outcomes.size() + " outcomes for " + records.size() + " records"));
         } catch (RuntimeException e) {
-            LOG.error("sink={} lane={} failed unexpectedly: {}", sink.name(), index, e.toString(), e);
+            // The stack once per failing period; the retries' own warning repeats the reason.
+            if (!sinkThrowing) {
+                LOG.error("sink={} lane={} failed unexpectedly: {}", sink.name(), index, e.toString(), e);
+            }
+            sinkThrowing = true;
             return java.util.Collections.nCopies(records.size(), Outcome.retry("sink error: " + e));
         }
     }
