@@ -5,7 +5,9 @@
 -- Deduplication happens in the same step: a record whose identity (a hash of its time and content)
 -- is among its device's recent ones is not stored again, so a packet resent after a lost ACK, even
 -- to another replica racing this one, leaves one entry per record.
--- KEYS[1]  telemetry stream; then per packet p, at 3p - 1 .. 3p + 1:
+-- KEYS: per packet p, at 4p - 3 .. 4p:
+--   stream    the telemetry stream of the device's partition (TELEMETRY_PARTITIONS); the keys of
+--             one call may belong to several partitions on a single Redis, never on a cluster
 --   info      device info hash: when it exists (a TCP login created it) and the packet's flags ask,
 --             its TTL starts again and its last record time is set, so it lives as long as the
 --             device sends; the server asks at most every 10 s per connection (ResendGuard). It is
@@ -43,7 +45,7 @@ local results = {}
 local at = 5
 local xadd, packetSlots, recordSlots
 for p = 1, packets do
-  local info, recent, previous = KEYS[3 * p - 1], KEYS[3 * p], KEYS[3 * p + 1]
+  local stream, info, recent, previous = KEYS[4 * p - 3], KEYS[4 * p - 2], KEYS[4 * p - 1], KEYS[4 * p]
   local newest = ARGV[at]
   local flags = tonumber(ARGV[at + 1])
   local check = flags % 2 == 1
@@ -53,7 +55,7 @@ for p = 1, packets do
   at = at + 4
   if fields > 0 then
     local pattern = ARGV[at]
-    xadd = {'XADD', KEYS[1], '*'}
+    xadd = {'XADD', stream, '*'}
     packetSlots, recordSlots = {}, {}
     for f = 1, fields do
       xadd[2 + 2 * f] = ARGV[at + f]
@@ -65,6 +67,7 @@ for p = 1, packets do
     end
     at = at + 1 + fields
   end
+  xadd[2] = stream
   for k = 1, #packetSlots do
     xadd[packetSlots[k]] = ARGV[at + k - 1]
   end

@@ -6,6 +6,7 @@ import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsException;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
+import org.fleetpipe.teltonika.server.stream.PartitionLayout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,7 @@ public final class IngestionServerMain {
         IngestionServer server = new IngestionServer(settings).onRemoteShutdown(() -> System.exit(0));
         try {
             server.start();
-        } catch (InstanceConflictException e) {
+        } catch (InstanceConflictException | PartitionLayout.Conflict e) {
             LOG.error("could not start: {}", e.getMessage());
             System.exit(1);
             return;

@@ -1,12 +1,53 @@
 package org.fleetpipe.teltonika.registry;
 
-/** The only place Redis key names are spelled; every key carries the optional namespace prefix. */
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32;
+
+/**
+ * The only place Redis key names are spelled; every key carries the optional namespace prefix.
+ * With more than one telemetry partition, a device's telemetry keys (its stream and dedup sets)
+ * carry its partition as a Redis Cluster hash tag, {@code {p}}, so one script call or MULTI block
+ * of one partition touches one slot (TELEMETRY.md, "Partitions").
+ */
 public final class RedisKeys {
 
+    /** Most partitions: a stream key each, read together by every consumer. */
+    public static final int MAX_PARTITIONS = 1024;
+
     private final String prefix;
+    private final int partitions;
 
     public RedisKeys(String namespace) {
+        this(namespace, 1);
+    }
+
+    /** {@code partitions}: TELEMETRY_PARTITIONS, 1 to {@link #MAX_PARTITIONS}. */
+    public RedisKeys(String namespace, int partitions) {
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            throw new IllegalArgumentException("partitions must be 1 to " + MAX_PARTITIONS + ": " + partitions);
+        }
         this.prefix = namespace == null ? "" : namespace;
+        this.partitions = partitions;
+    }
+
+    /** How many partitions the telemetry is split into. */
+    public int partitions() {
+        return partitions;
+    }
+
+    /**
+     * A device's partition: the CRC-32 of its IMEI's ASCII digits, unsigned, modulo the partition
+     * count. Stable across releases and languages (consumers may compute it), so never change it.
+     */
+    public int partitionOf(String imei) {
+        if (partitions == 1) {
+            return 0;
+        }
+        CRC32 crc = new CRC32();
+        crc.update(imei.getBytes(StandardCharsets.US_ASCII));
+        return (int) (crc.getValue() % partitions);
     }
 
     public String namespace() {
@@ -52,8 +93,49 @@ public final class RedisKeys {
         return prefix + "instance:seq";
     }
 
+    /** The telemetry stream of a single-partition layout: partition 0's. */
     public String telemetry() {
-        return prefix + "telemetry";
+        return telemetry(0);
+    }
+
+    /** Partition {@code p}'s stream: {@code telemetry} with one partition, else {@code telemetry:{p}}. */
+    public String telemetry(int partition) {
+        return partitions == 1 ? prefix + "telemetry" : prefix + "telemetry:" + tag(partition);
+    }
+
+    /** The stream a device's records go to. */
+    public String telemetryOf(String imei) {
+        return telemetry(partitionOf(imei));
+    }
+
+    /** Every partition's stream, partition 0 first. */
+    public List<String> telemetryStreams() {
+        List<String> streams = new ArrayList<>(partitions);
+        for (int p = 0; p < partitions; p++) {
+            streams.add(telemetry(p));
+        }
+        return streams;
+    }
+
+    /**
+     * The partition count the servers write with, for consumers to discover: a decimal string,
+     * written at start when absent; a server with another count refuses to start.
+     */
+    public String telemetryLayout() {
+        return prefix + "telemetry:partitions";
+    }
+
+    /** The hash tag of a partition's keys: {@code {p}}; empty with one partition (names as before partitions). */
+    private String tag(int partition) {
+        if (partition < 0 || partition >= partitions) {
+            throw new IllegalArgumentException("no partition " + partition + " of " + partitions);
+        }
+        return "{" + partition + "}";
+    }
+
+    /** The hash tag and separator a device's telemetry keys carry after their kind; empty with one partition. */
+    private String deviceTag(String imei) {
+        return partitions == 1 ? "" : tag(partitionOf(imei)) + ":";
     }
 
     public String frameDeadLetters() {
@@ -109,12 +191,12 @@ public final class RedisKeys {
 
     /** Set of a device's most recent record identities, for deduplicating resent records. */
     public String dedupRecent(String imei) {
-        return prefix + "dedup:recent:" + imei;
+        return prefix + "dedup:recent:" + deviceTag(imei) + imei;
     }
 
     /** The generation of identities before {@link #dedupRecent}: that set, renamed when it filled up. */
     public String dedupPrevious(String imei) {
-        return prefix + "dedup:previous:" + imei;
+        return prefix + "dedup:previous:" + deviceTag(imei) + imei;
     }
 
     public String allowedDevices() {

@@ -11,6 +11,7 @@ import static org.fleetpipe.teltonika.server.config.SettingValues.typed;
 
 import com.typesafe.config.Config;
 import java.time.Duration;
+import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.stream.RetentionMode;
 import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 
@@ -24,10 +25,12 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
  * @param deadLetterMaxEntries   entries dlq:frames keeps
  * @param deadLetterMaxFrameBytes raw bytes kept of a dead-lettered frame
  * @param clockSkewFuture        a record stamped more than this after its receipt is stored with valid=0
+ * @param partitions             streams the telemetry is split into by device (TELEMETRY.md, "Partitions")
  */
 public record TelemetrySettings(StreamRetentionSettings retention, Duration dedupWindow, int ackReplicas,
                                 Duration ackReplicasTimeout, int dedupPerDevice, boolean transactionWrites,
-                                int deadLetterMaxEntries, int deadLetterMaxFrameBytes, Duration clockSkewFuture) {
+                                int deadLetterMaxEntries, int deadLetterMaxFrameBytes, Duration clockSkewFuture,
+                                int partitions) {
 
     static TelemetrySettings from(Config c) {
         return new TelemetrySettings(retention(c),
@@ -38,7 +41,8 @@ public record TelemetrySettings(StreamRetentionSettings retention, Duration dedu
                 oneOf(c, "telemetry.write-path", "transaction", "script").equals("transaction"),
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
-                clockSkewFuture(c));
+                clockSkewFuture(c),
+                intIn(c, "telemetry.partitions", 1, RedisKeys.MAX_PARTITIONS));
     }
 
     private static Duration clockSkewFuture(Config c) {

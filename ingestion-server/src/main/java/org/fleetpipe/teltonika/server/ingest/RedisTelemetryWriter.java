@@ -290,8 +290,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             RespArguments out = block;
             CodecId codec = packet.codec();
             DeviceBulks device = connection.bulks(imei, keys);
-            TelemetryEntryMapper.PacketValues values = mapper.packetValues(packetValues, codec, device.imeiBulk(),
-                    receivedAtMillis);
+            TelemetryEntryMapper.PacketValues values = mapper.packetValues(packetValues, device.stream(), codec,
+                    device.imeiBulk(), receivedAtMillis);
             int commands = 0;
             AvlRecordCursor r = cursor.reset(packet);
             for (int i = 0; r.next(); i++) {
@@ -395,10 +395,11 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             CompletionStage<List<Long>> call;
             try {
                 RespArguments args = new RespArguments(256 + items.size() * 96 + script.byteLength());
-                args.number(1 + 3L * items.size()).text(keys.telemetry());
+                args.number(4L * items.size());
                 for (Imei imei : scriptedImeis) {
                     String device = imei.value();
-                    args.text(keys.deviceInfo(device)).text(keys.dedupRecent(device)).text(keys.dedupPrevious(device));
+                    args.text(keys.telemetryOf(device)).text(keys.deviceInfo(device)).text(keys.dedupRecent(device))
+                            .text(keys.dedupPrevious(device));
                 }
                 args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
                         .number(items.size()).append(script);

@@ -122,11 +122,17 @@ public final class TelemetryEntryMapper {
      * packet's {@link #appendXadd} calls: the holder is reused from packet to packet.
      */
     public PacketValues packetValues(PacketValues into, CodecId codec, byte[] imeiBulk, long receivedAtMillis) {
+        return packetValues(into, into.streamKey, codec, imeiBulk, receivedAtMillis);
+    }
+
+    /** As above, the entries going to {@code streamKey} (the device's partition's stream, pre-encoded). */
+    public PacketValues packetValues(PacketValues into, byte[] streamKey, CodecId codec, byte[] imeiBulk,
+                                     long receivedAtMillis) {
         byte[][] names = codec == CodecId.CODEC_16 ? ENCODED_WITH_GEN : ENCODED;
         int last = names.length - 2;
         into.codec = codec;
         into.receivedAtMillis = receivedAtMillis;
-        into.head.reset().command(3 + entryArguments(codec)).encoded(XADD).encoded(into.streamKey).encoded(AUTO_ID)
+        into.head.reset().command(3 + entryArguments(codec)).encoded(XADD).encoded(streamKey).encoded(AUTO_ID)
                 .encoded(names[0]).encoded(imeiBulk).encoded(names[1]).encoded(ENCODED_LABELS[codec.ordinal()]);
         into.receivedAt.reset().encoded(names[3]).number(receivedAtMillis);
         into.tail.reset().encoded(names[last]).encoded(instanceBulk()).encoded(names[last + 1])

@@ -14,6 +14,7 @@ import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
 import org.fleetpipe.teltonika.server.health.HealthScripts;
 import org.fleetpipe.teltonika.server.ingest.IngestScripts;
+import org.fleetpipe.teltonika.server.stream.PartitionLayout;
 import org.fleetpipe.teltonika.server.stream.StreamScripts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +41,8 @@ public final class RedisPart implements Part {
         redis = RedisConnector.connect(url, settings.redis().commandTimeout(),
                 new MicrometerCommandLatencyRecorder(shared.registry(), MicrometerOptions.create()),
                 settings.devices().hostile().redisRequestQueueSize());
-        keys = new RedisKeys(settings.redis().namespace());
+        keys = new RedisKeys(settings.redis().namespace(), settings.telemetry().partitions());
+        PartitionLayout.claim(redis.connection().sync(), keys);
         // Every script before the first device can connect, so no call has to fall back to EVAL
         // (which would go after calls issued meanwhile).
         LuaScript.loadAll(redis.connection().sync(), RegistryScripts.all(), CommandScripts.all(), IngestScripts.all(),

@@ -62,13 +62,13 @@ public final class TelemetryPart implements Part {
         backpressure = new TelemetryBackpressure(storeWriter(settings, keys, async), settings.telemetry().retention(),
                 settings.devices().maxConnections() + settings.devices().maxUdpInFlight(),
                 DeviceStreamShares.of(settings.telemetry().retention(), settings.devices().hostile().deviceStreamShare()),
-                settings.devices().hostile().maxHeldBytes());
+                settings.devices().hostile().maxHeldBytes(), keys.partitions(), imei -> keys.partitionOf(imei.value()));
         writer = backpressure;
         retention = new StreamRetention(async, keys, settings.telemetry().retention(), backpressure, shared.metrics(),
                 settings.redis().commandTimeout(), threads.jobs());
         health = new StreamHealth(retention::last, retention::lastSuccessAt, settings.telemetry().retention(),
                 backpressure);
-        StreamMetrics.bind(shared.registry(), retention, backpressure);
+        StreamMetrics.bind(shared.registry(), retention, backpressure, keys.partitions());
         // DLQ_ENABLED=false: refused frames are counted and logged, never stored (failed commands always are).
         deadLetters = !settings.ops().deadLettersEnabled() ? new UnstoredDeadLetters(shared.metrics())
                 : new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, instance.identity()::id,

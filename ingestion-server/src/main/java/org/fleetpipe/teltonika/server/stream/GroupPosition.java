@@ -11,6 +11,20 @@ package org.fleetpipe.teltonika.server.stream;
 public record GroupPosition(String name, long consumers, long pending, String lastDeliveredId,
                             String oldestPendingId, long reportedLag, String nextUndeliveredId) {
 
+    /** This position with its lag as counted in {@code stream} (exact or estimated), to add partitions up. */
+    GroupPosition counted(StreamSnapshot stream) {
+        return new GroupPosition(name, consumers, pending, lastDeliveredId, oldestPendingId, lag(stream),
+                nextUndeliveredId);
+    }
+
+    /** Two partitions' positions of one group as one: counts added, the oldest positions kept. */
+    GroupPosition plus(GroupPosition other) {
+        return new GroupPosition(name, Math.max(consumers, other.consumers), pending + other.pending,
+                StreamIds.earlier(lastDeliveredId, other.lastDeliveredId),
+                StreamIds.earlier(oldestPendingId, other.oldestPendingId), reportedLag + other.reportedLag,
+                StreamIds.earlier(nextUndeliveredId, other.nextUndeliveredId));
+    }
+
     /** Whether {@link #lag} is Redis's count rather than an estimate. */
     public boolean lagExact() {
         return reportedLag >= 0 || nextUndeliveredId.isEmpty();

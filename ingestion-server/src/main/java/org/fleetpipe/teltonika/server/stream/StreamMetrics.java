@@ -22,8 +22,13 @@ public final class StreamMetrics {
     private final List<MultiGauge> perGroup = new ArrayList<>();
     private final List<ToDoubleBiFunction<GroupPosition, StreamSnapshot>> values = new ArrayList<>();
 
-    /** Registers the meters; per-group series follow the retention pass's groups at each scrape. */
-    public static void bind(MeterRegistry registry, StreamRetention retention, TelemetryBackpressure backpressure) {
+    /**
+     * Registers the meters; per-group series follow the retention pass's groups at each scrape. The
+     * stream gauges are summed over the partitions; with more than one, each partition's length and
+     * unread entries are shown too (tag {@code partition}).
+     */
+    public static void bind(MeterRegistry registry, StreamRetention retention, TelemetryBackpressure backpressure,
+                            int partitions) {
         StreamMetrics m = new StreamMetrics();
         Gauge.builder("teltonika.telemetry.stream.length", retention, r -> r.last().length())
                 .description("entries in the telemetry stream after the last retention pass").register(registry);
@@ -62,6 +67,12 @@ public final class StreamMetrics {
         FunctionCounter.builder("teltonika.telemetry.hold.expired", backpressure, TelemetryBackpressure::expiredTotal)
                 .description("held packets given up (connection closed, no ACK): the stream stayed full")
                 .register(registry);
+        Gauge.builder("teltonika.telemetry.backpressure.partitions", backpressure,
+                        TelemetryBackpressure::fullPartitionCount)
+                .description("partitions whose stream is full now: their devices' packets are held").register(registry);
+        for (int p = 0; partitions > 1 && p < partitions; p++) {
+            bindPartition(registry, retention, p);
+        }
         m.group(registry, "teltonika.telemetry.group.lag", "entries not yet delivered to the group (estimated "
                 + "from entry times before Redis 7)", GroupPosition::lag);
         m.group(registry, "teltonika.telemetry.group.oldest.undelivered.age.seconds",
@@ -75,6 +86,21 @@ public final class StreamMetrics {
         m.group(registry, "teltonika.telemetry.group.consumers", "consumers the group knows",
                 (g, s) -> g.consumers());
         retention.onPass(m::show);
+    }
+
+    private static void bindPartition(MeterRegistry registry, StreamRetention retention, int partition) {
+        Tags tags = Tags.of("partition", Integer.toString(partition));
+        Gauge.builder("teltonika.telemetry.partition.length", retention, r -> of(r, partition).length())
+                .tags(tags).description("entries in one partition's stream after the last retention pass")
+                .register(registry);
+        Gauge.builder("teltonika.telemetry.partition.unread", retention, r -> of(r, partition).unread())
+                .tags(tags).description("entries of one partition the slowest consumer group still needs")
+                .register(registry);
+    }
+
+    private static StreamSnapshot of(StreamRetention retention, int partition) {
+        List<StreamSnapshot> partitions = retention.lastPartitions();
+        return partition < partitions.size() ? partitions.get(partition) : StreamSnapshot.NONE;
     }
 
     private void group(MeterRegistry registry, String name, String description,

@@ -5,6 +5,8 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * Trims the telemetry stream once per interval, off the packets' path, to what its consumer groups
  * still need (trim-stream.lua), keeps what it saw for metrics and health, and tells the
  * back-pressure gate. Every instance runs it; the trim is idempotent, so replicas need no leader.
+ * With partitions, each partition's stream is trimmed and measured on its own (its share of the
+ * caps), and health and the summed gauges see them {@link StreamSnapshot#combined combined}.
  */
 public final class StreamRetention implements AutoCloseable {
 
@@ -38,6 +42,7 @@ public final class StreamRetention implements AutoCloseable {
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final StreamRetentionSettings settings;
+    private final StreamRetentionSettings partitionSettings;
     private final TelemetryBackpressure backpressure;
     private final IngestionMetrics metrics;
     private final Duration timeout;
@@ -46,6 +51,7 @@ public final class StreamRetention implements AutoCloseable {
     private final AtomicLong trimmedTotal = new AtomicLong();
     private final List<Consumer<StreamSnapshot>> listeners = new CopyOnWriteArrayList<>();
     private volatile StreamSnapshot last = StreamSnapshot.NONE;
+    private volatile List<StreamSnapshot> lastPartitions = List.of();
     private volatile long lastSuccessAt = System.currentTimeMillis();
     private long warnedAt;
 
@@ -55,6 +61,7 @@ public final class StreamRetention implements AutoCloseable {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;
+        this.partitionSettings = settings.perPartition(keys.partitions());
         this.backpressure = backpressure;
         this.metrics = metrics;
         this.timeout = timeout;
@@ -67,10 +74,12 @@ public final class StreamRetention implements AutoCloseable {
 
     private void tick() {
         try {
-            StreamSnapshot snapshot = pass();
+            List<StreamSnapshot> partitions = passes();
+            StreamSnapshot snapshot = StreamSnapshot.combined(partitions);
+            lastPartitions = partitions;
             last = snapshot;
             lastSuccessAt = snapshot.takenAt();
-            backpressure.update(snapshot);
+            backpressure.update(partitions, snapshot);
             for (Consumer<StreamSnapshot> listener : listeners) {
                 listener.accept(snapshot);
             }
@@ -89,27 +98,60 @@ public final class StreamRetention implements AutoCloseable {
         }
     }
 
-    /**
-     * One pass: trim (in calls of at most {@link #TRIM_LIMIT} entries), then measure. Blocks the
-     * calling thread (never an event loop). The snapshot is the last call's, its {@code trimmed} the
-     * pass's total.
-     */
+    /** One pass over every partition, combined (what {@link #last} then shows). Blocks the calling thread. */
     public StreamSnapshot pass() {
-        long trimmed = 0;
-        StreamSnapshot snapshot;
-        int calls = 0;
-        do {
-            List<Object> raw = Blocking.await(StreamScripts.TRIM_STREAM.<List<Object>>call(redis, ScriptOutputType.MULTI,
-                    new String[] {keys.telemetry()}, Long.toString(settings.maxLenWithoutGroups()),
-                    settings.mode().label(), Integer.toString(TRIM_LIMIT),
-                    Long.toString(settings.minAge().toMillis())), timeout);
-            snapshot = parse(raw, System.currentTimeMillis());
-            trimmed += snapshot.trimmed();
-            // "~" frees whole nodes of ~100 entries, so a call that hit the limit removed a little less.
-        } while (snapshot.trimmed() >= TRIM_LIMIT / 2 && ++calls < MAX_CALLS_PER_PASS);
-        trimmedTotal.addAndGet(trimmed);
-        return new StreamSnapshot(snapshot.length(), trimmed, snapshot.firstId(), snapshot.lastId(),
-                snapshot.usedMemory(), snapshot.maxMemory(), snapshot.groups(), snapshot.takenAt());
+        return StreamSnapshot.combined(passes());
+    }
+
+    /**
+     * One pass over each partition's stream: trim (in calls of at most {@link #TRIM_LIMIT} entries),
+     * then measure. The first call goes to every partition at once, further ones only to partitions
+     * that had more to trim. Blocks the calling thread (never an event loop). Each snapshot is its
+     * partition's last call's, its {@code trimmed} the pass's total there.
+     */
+    List<StreamSnapshot> passes() {
+        List<String> streams = keys.telemetryStreams();
+        int n = streams.size();
+        StreamSnapshot[] snapshots = new StreamSnapshot[n];
+        long[] trimmed = new long[n];
+        List<Integer> due = new ArrayList<>(n);
+        for (int p = 0; p < n; p++) {
+            due.add(p);
+        }
+        for (int calls = 0; !due.isEmpty() && calls < MAX_CALLS_PER_PASS; calls++) {
+            List<CompletableFuture<List<Object>>> answers = new ArrayList<>(due.size());
+            for (int p : due) {
+                answers.add(trim(streams.get(p)).toCompletableFuture());
+            }
+            List<Integer> again = new ArrayList<>();
+            for (int i = 0; i < due.size(); i++) {
+                int p = due.get(i);
+                StreamSnapshot snapshot = parse(Blocking.await(answers.get(i), timeout), System.currentTimeMillis());
+                snapshots[p] = snapshot;
+                trimmed[p] += snapshot.trimmed();
+                // "~" frees whole nodes of ~100 entries, so a call that hit the limit removed a little less.
+                if (snapshot.trimmed() >= TRIM_LIMIT / 2) {
+                    again.add(p);
+                }
+            }
+            due = again;
+        }
+        List<StreamSnapshot> partitions = new ArrayList<>(n);
+        long total = 0;
+        for (int p = 0; p < n; p++) {
+            StreamSnapshot s = snapshots[p];
+            total += trimmed[p];
+            partitions.add(new StreamSnapshot(s.length(), trimmed[p], s.firstId(), s.lastId(), s.usedMemory(),
+                    s.maxMemory(), s.groups(), s.takenAt()));
+        }
+        trimmedTotal.addAndGet(total);
+        return List.copyOf(partitions);
+    }
+
+    private CompletionStage<List<Object>> trim(String stream) {
+        return StreamScripts.TRIM_STREAM.call(redis, ScriptOutputType.MULTI, new String[] {stream},
+                Long.toString(partitionSettings.maxLenWithoutGroups()), settings.mode().label(),
+                Integer.toString(TRIM_LIMIT), Long.toString(settings.minAge().toMillis()));
     }
 
     /** trim-stream.lua's answer (layout in the script). */
@@ -140,6 +182,11 @@ public final class StreamRetention implements AutoCloseable {
     /** What the last pass saw ({@link StreamSnapshot#NONE} before the first). */
     public StreamSnapshot last() {
         return last;
+    }
+
+    /** What the last pass saw of each partition, partition 0 first (empty before the first). */
+    public List<StreamSnapshot> lastPartitions() {
+        return lastPartitions;
     }
 
     /** When a pass last succeeded (ms since the epoch; the start until the first one did). */

@@ -31,6 +31,24 @@ public record StreamRetentionSettings(long maxLenWithoutGroups, RetentionMode mo
     /** ... and once Redis's memory is this far below {@link #maxRedisMemory}. */
     public static final double MEMORY_RESUME_MARGIN = 0.05;
 
+    /**
+     * One partition's share when the telemetry is split into {@code partitions} streams: the caps
+     * on length and unread entries divided evenly (devices spread evenly over the partitions by
+     * their IMEI's hash); the rest is the same.
+     */
+    public StreamRetentionSettings perPartition(int partitions) {
+        if (partitions == 1) {
+            return this;
+        }
+        return new StreamRetentionSettings(share(maxLenWithoutGroups, partitions), mode, minAge, interval,
+                share(maxUnread, partitions), maxRedisMemory, maxHold, maxHeldRecords, degradedFraction,
+                lagDegradedAge, lagUnhealthyAge);
+    }
+
+    private static long share(long total, int partitions) {
+        return total == 0 ? 0 : Math.max(1, (total + partitions - 1) / partitions);
+    }
+
     public boolean capped() {
         return maxUnread > 0;
     }

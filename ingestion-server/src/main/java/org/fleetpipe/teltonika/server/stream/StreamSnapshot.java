@@ -1,6 +1,8 @@
 package org.fleetpipe.teltonika.server.stream;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The telemetry stream as the last retention pass saw it, right after trimming.
@@ -17,6 +19,40 @@ public record StreamSnapshot(long length, long trimmed, String firstId, String l
                              long maxMemory, List<GroupPosition> groups, long takenAt) {
 
     public static final StreamSnapshot NONE = new StreamSnapshot(0, 0, "", "", 0, 0, List.of(), 0);
+
+    /**
+     * The partitions' snapshots as one, for health and the summed gauges: lengths, trims and each
+     * group's pending entries and lag added up, the oldest positions kept, Redis's memory the
+     * fullest node's. A group counts the consumers of the partition where it has most.
+     */
+    public static StreamSnapshot combined(List<StreamSnapshot> partitions) {
+        if (partitions.size() == 1) {
+            return partitions.get(0);
+        }
+        long length = 0;
+        long trimmed = 0;
+        long takenAt = 0;
+        String first = "";
+        String last = "";
+        StreamSnapshot fullest = NONE;
+        Map<String, GroupPosition> groups = new LinkedHashMap<>();
+        for (StreamSnapshot s : partitions) {
+            length += s.length;
+            trimmed += s.trimmed;
+            takenAt = Math.max(takenAt, s.takenAt);
+            first = StreamIds.earlier(first, s.firstId);
+            last = StreamIds.later(last, s.lastId);
+            if (s.maxMemory > 0 && (fullest.maxMemory == 0 || s.memoryFraction() > fullest.memoryFraction())) {
+                fullest = s;
+            }
+            for (GroupPosition g : s.groups) {
+                groups.merge(g.name(), g.counted(s), GroupPosition::plus);
+            }
+        }
+        long used = fullest == NONE ? partitions.get(0).usedMemory : fullest.usedMemory;
+        return new StreamSnapshot(length, trimmed, first, last, used, fullest.maxMemory,
+                List.copyOf(groups.values()), takenAt);
+    }
 
     public boolean hasGroups() {
         return !groups.isEmpty();

@@ -2,8 +2,10 @@ package org.fleetpipe.teltonika.server.stream;
 
 import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.server.ingest.HeldWrite;
@@ -33,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * others keep their ACKs. A packet held longer than {@code maxHold}, or past {@code maxHeldRecords}
  * or the held bytes' bound, fails: its connection closes and the device resends later from its own
  * memory. A packet whose connection closed is dropped from the hold. Nothing stored is ever removed
- * to make room.
+ * to make room. With several partitions each one's stream has its share of the cap and fills on
+ * its own: only the packets of devices in a full partition are held.
  */
 public final class TelemetryBackpressure implements TelemetryWriter {
 
@@ -43,6 +47,11 @@ public final class TelemetryBackpressure implements TelemetryWriter {
 
     private final TelemetryWriter delegate;
     private final StreamRetentionSettings settings;
+    private final StreamRetentionSettings partitionSettings;
+    private final ToIntFunction<Imei> partitionOf;
+    /** Per partition, whether its stream is full; written by the retention thread before {@link #engaged}. */
+    private final boolean[] full;
+    private final long[] fullSinceNanos;
     private final int maxHeld;
     private final DeviceStreamShares shares;
     private final long maxHeldBytes;
@@ -56,6 +65,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private final AtomicLong heldTotal = new AtomicLong();
     private final AtomicLong expiredTotal = new AtomicLong();
     private final AtomicLong engagedTotal = new AtomicLong();
+    /** Whether any partition is full; its write publishes {@link #full} to the event loops. */
     private volatile boolean engaged;
     private volatile boolean closed;
     private long engagedAtNanos;
@@ -82,8 +92,28 @@ public final class TelemetryBackpressure implements TelemetryWriter {
 
     TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
                           DeviceStreamShares shares, long maxHeldBytes, LongSupplier nanoTime) {
+        this(delegate, settings, maxHeld, shares, maxHeldBytes, 1, imei -> 0, nanoTime);
+    }
+
+    /**
+     * As above, over {@code partitions} streams (each with its share of the caps); {@code partitionOf}
+     * gives a device's partition.
+     */
+    public TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
+                                 DeviceStreamShares shares, long maxHeldBytes, int partitions,
+                                 ToIntFunction<Imei> partitionOf) {
+        this(delegate, settings, maxHeld, shares, maxHeldBytes, partitions, partitionOf, System::nanoTime);
+    }
+
+    TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
+                          DeviceStreamShares shares, long maxHeldBytes, int partitions, ToIntFunction<Imei> partitionOf,
+                          LongSupplier nanoTime) {
         this.delegate = delegate;
         this.settings = settings;
+        this.partitionSettings = settings.perPartition(partitions);
+        this.partitionOf = partitionOf;
+        this.full = new boolean[partitions];
+        this.fullSinceNanos = new long[partitions];
         this.maxHeld = maxHeld;
         this.shares = shares;
         this.maxHeldBytes = maxHeldBytes;
@@ -93,11 +123,14 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     @Override
     public CompletionStage<Integer> write(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection,
                                           EventExecutor loop) {
-        // One lookup on the hot path: the share is checked and taken in the same step.
-        if (!engaged && shares.admit(imei, packet.size())) {
+        // One lookup on the hot path: the share is checked and taken in the same step. The partition
+        // is looked for only while one is full.
+        int partition = engaged ? partition(imei) : -1;
+        boolean partitionFull = partition >= 0 && full[partition];
+        if (!partitionFull && shares.admit(imei, packet.size())) {
             return delegate.write(imei, packet, receivedAtMillis, connection, loop);
         }
-        boolean overShare = !engaged || shares.over(imei, packet.size());
+        boolean overShare = !partitionFull || shares.over(imei, packet.size());
         if (closed) {
             return CompletableFuture.failedFuture(new StreamFull("stopping while the telemetry stream is full"));
         }
@@ -109,7 +142,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
             heldRecords.addAndGet(-packet.size());
             heldBytes.addAndGet(-packet.recordBytes());
             expiredTotal.incrementAndGet();
-            return CompletableFuture.failedFuture(new StreamFull((overShare && !engaged
+            return CompletableFuture.failedFuture(new StreamFull((overShare && !partitionFull
                     ? "device over its share of the telemetry stream" : "telemetry stream full") + " and "
                     + heldNow.get() + " packets (" + heldRecords.get() + " records, " + heldBytes.get()
                     + " bytes) already held"));
@@ -121,7 +154,8 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         }
         // The event loop the packet came from, so that its write joins that loop's batch when released;
         // a copy of the packet, as its bytes were lent for this call only.
-        Held h = new Held(imei, packet.copy(), receivedAtMillis, connection, loop, nanoTime.getAsLong());
+        Held h = new Held(imei, partition >= 0 ? partition : partition(imei), packet.copy(), receivedAtMillis,
+                connection, loop, nanoTime.getAsLong());
         held.add(h);
         if (closed) {
             // close() may have drained the queue just before this packet went in.
@@ -130,38 +164,86 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         return h;
     }
 
-    /**
-     * Takes the retention pass's view: engages when the stream (or Redis's memory) reached its cap
-     * while groups read it; lets go once back below the resume marks, writing what was held. Then
-     * fails packets held too long. Called on the retention thread only.
-     */
+    /** {@link #update(List, StreamSnapshot)} with one partition. */
     public void update(StreamSnapshot stream) {
+        update(List.of(stream), stream);
+    }
+
+    /**
+     * Takes the retention pass's view: a partition engages when its stream (or Redis's memory) reached
+     * its cap while groups read it, and lets go once back below the resume marks, writing what was
+     * held. Then fails packets held too long. Called on the retention thread only.
+     *
+     * @param partitions each partition's snapshot, partition 0 first
+     * @param combined   them all as one, for the devices' shares
+     */
+    public void update(List<StreamSnapshot> partitions, StreamSnapshot combined) {
         long nowNanos = nanoTime.getAsLong();
         // Without groups nothing waits to be read (the stream is trimmed by length): no device has a share to exceed.
-        shares.measured(stream.hasGroups() ? settings.measure(stream) : 0);
-        if (!engaged && settings.full(stream)) {
-            engaged = true;
+        shares.measured(combined.hasGroups() ? settings.measure(combined) : 0);
+        boolean wasEngaged = engaged;
+        boolean anyFull = false;
+        for (int p = 0; p < full.length && p < partitions.size(); p++) {
+            StreamSnapshot stream = partitions.get(p);
+            if (!full[p] && partitionSettings.full(stream)) {
+                full[p] = true;
+                fullSinceNanos[p] = nowNanos;
+                LOG.warn("telemetry stream full{}: {}; {}; packets are not acknowledged (devices keep their records) "
+                        + "until the consumers catch up", where(p), state(stream), slowest(stream));
+            } else if (full[p] && partitionSettings.clear(stream)) {
+                full[p] = false;
+                LOG.info("telemetry stream no longer full{}: {}; acknowledging again after {} s; writing {} held packets",
+                        where(p), state(stream), TimeUnit.NANOSECONDS.toSeconds(nowNanos - fullSinceNanos[p]),
+                        full.length == 1 ? heldNow.get() : "its");
+            }
+            anyFull |= full[p];
+        }
+        engaged = anyFull;
+        if (anyFull && !wasEngaged) {
             engagedTotal.incrementAndGet();
             engagedAtNanos = nowNanos;
             remindedAtNanos = nowNanos;
-            LOG.warn("telemetry stream full: {}; {}; packets are not acknowledged (devices keep their records) "
-                    + "until the consumers catch up", state(stream), slowest(stream));
-        } else if (engaged && settings.clear(stream)) {
-            engaged = false;
-            LOG.info("telemetry stream no longer full: {}; acknowledging again after {} s; writing {} held packets",
-                    state(stream), TimeUnit.NANOSECONDS.toSeconds(nowNanos - engagedAtNanos), heldNow.get());
-        } else if (engaged && nowNanos - remindedAtNanos >= REMIND_EVERY_NANOS) {
+        } else if (anyFull && nowNanos - remindedAtNanos >= REMIND_EVERY_NANOS) {
             remindedAtNanos = nowNanos;
-            LOG.warn("telemetry stream still full for {} s: {}; {}; {} packets held",
-                    TimeUnit.NANOSECONDS.toSeconds(nowNanos - engagedAtNanos), state(stream), slowest(stream),
-                    heldNow.get());
+            LOG.warn("telemetry stream still full for {} s{}: {}; {}; {} packets held",
+                    TimeUnit.NANOSECONDS.toSeconds(nowNanos - engagedAtNanos), fullPartitions(),
+                    state(combined, settings), slowest(combined), heldNow.get());
         }
-        if (!engaged) {
-            // Also picks up a packet that saw the gate engaged just before it opened.
-            releaseHeld();
-        }
+        // Also picks up a packet that saw its partition full just before it cleared.
+        releaseHeld();
         expireHeld();
         logShareHolds(nowNanos);
+    }
+
+    private int partition(Imei imei) {
+        return full.length == 1 ? 0 : partitionOf.applyAsInt(imei);
+    }
+
+    /** Which partition a log line is about; nothing with one partition. */
+    private String where(int partition) {
+        return full.length == 1 ? "" : " (partition " + partition + " of " + full.length + ")";
+    }
+
+    private String fullPartitions() {
+        if (full.length == 1) {
+            return "";
+        }
+        List<Integer> which = new ArrayList<>();
+        for (int p = 0; p < full.length; p++) {
+            if (full[p]) {
+                which.add(p);
+            }
+        }
+        return " (partitions " + which + " of " + full.length + ")";
+    }
+
+    /** Partitions whose stream is full now. */
+    public int fullPartitionCount() {
+        int n = 0;
+        for (int p = 0; p < full.length; p++) {
+            n += full[p] ? 1 : 0;
+        }
+        return n;
     }
 
     /** One line per interval at most, naming the heaviest device: per-device holds come and go often. */
@@ -184,10 +266,15 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     }
 
     private String state(StreamSnapshot stream) {
+        return state(stream, partitionSettings);
+    }
+
+    private String state(StreamSnapshot stream, StreamRetentionSettings settings) {
         String memory = stream.maxMemory() > 0 ? String.format(", Redis memory %.0f %% of maxmemory (stop at %.0f %%, "
                 + "TELEMETRY_MAX_REDIS_MEMORY)", 100 * stream.memoryFraction(), 100 * settings.maxRedisMemory()) : "";
         return settings.measure(stream) + " entries the consumer groups still need, cap " + settings.maxUnread()
-                + " (TELEMETRY_MAX_UNREAD)" + memory;
+                + (settings == this.settings || full.length == 1 ? " (TELEMETRY_MAX_UNREAD)"
+                : " (TELEMETRY_MAX_UNREAD / TELEMETRY_PARTITIONS)") + memory;
     }
 
     /** The group with the most entries it still needs, for the log line. */
@@ -214,7 +301,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
                 continue;
             }
             // A device's later packets stay behind its first one still held (datagrams: several at once).
-            if (behind.contains(h.imei) || !shares.admit(h.imei, h.packet.size())) {
+            if (behind.contains(h.imei) || full[h.partition] || !shares.admit(h.imei, h.packet.size())) {
                 behind.add(h.imei);
                 continue;
             }
@@ -316,6 +403,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     /** A held packet; the future its writer waits on. Leaves the hold exactly once: written, failed or abandoned. */
     public final class Held extends CompletableFuture<Integer> implements HeldWrite {
         private final Imei imei;
+        private final int partition;
         private final AvlPacketView packet;
         private final long receivedAtMillis;
         private final ResendGuard connection;
@@ -323,9 +411,10 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         private final long heldAtNanos;
         private final AtomicBoolean out = new AtomicBoolean();
 
-        private Held(Imei imei, AvlPacketView packet, long receivedAtMillis, ResendGuard connection, EventExecutor loop,
-                     long heldAtNanos) {
+        private Held(Imei imei, int partition, AvlPacketView packet, long receivedAtMillis, ResendGuard connection,
+                     EventExecutor loop, long heldAtNanos) {
             this.imei = imei;
+            this.partition = partition;
             this.packet = packet;
             this.receivedAtMillis = receivedAtMillis;
             this.connection = connection;

@@ -240,4 +240,50 @@ class TelemetryBackpressureTest {
         assertThat(third.handle((v, e) -> StreamFull.is(e)).join()).isTrue();
         assertThat(bounded.heldBytes()).isEqualTo(view.recordBytes() * 2L);
     }
+
+    @Test
+    void onePartitionAtItsShareOfTheCap_thenOnlyItsDevicesAreHeld() {
+        // Two partitions: 50 of the cap of 100 each. IMEI is in partition 1, FLOODER in 0.
+        TelemetryBackpressure split = new TelemetryBackpressure(writer, SETTINGS, 3, new DeviceStreamShares(0),
+                Long.MAX_VALUE, 2, imei -> imei.equals(IMEI) ? 1 : 0, () -> now);
+        StreamSnapshot fullOne = stream(50, true);
+        StreamSnapshot emptyOne = stream(0, true);
+        split.update(List.of(emptyOne, fullOne), StreamSnapshot.combined(List.of(emptyOne, fullOne)));
+
+        CompletableFuture<Integer> held = split.write(IMEI, packet, 1).toCompletableFuture();
+        split.write(FLOODER, packet, 1);
+
+        assertThat(split.engaged()).isTrue();
+        assertThat(split.fullPartitionCount()).isOne();
+        assertThat(writer.count()).as("the other partition's device went through").isEqualTo(1);
+        assertThat(writer.write(0).imei()).isEqualTo(FLOODER);
+        assertThat(split.held()).isEqualTo(1);
+
+        StreamSnapshot readOne = stream(44, true);
+        split.update(List.of(emptyOne, readOne), StreamSnapshot.combined(List.of(emptyOne, readOne)));
+        assertThat(split.engaged()).isFalse();
+        assertThat(writer.count()).as("released once its partition is below 90 % of 50").isEqualTo(2);
+        writer.write(1).succeed();
+        assertThat(held).isCompletedWithValue(packet.size());
+    }
+
+    @Test
+    void partitionsCombined_thenCountsAddUpAndTheOldestPositionsAreKept() {
+        GroupPosition a = new GroupPosition("g", 1, 3, "5-0", "4-0", 10, "6-0");
+        GroupPosition b = new GroupPosition("g", 2, 4, "3-0", "2-0", 7, "4-0");
+        GroupPosition other = new GroupPosition("h", 1, 0, "9-0", "", 0, "");
+        StreamSnapshot first = new StreamSnapshot(20, 1, "1-0", "9-0", 100, 1000, List.of(a, other), 5);
+        StreamSnapshot second = new StreamSnapshot(30, 2, "2-0", "8-0", 700, 1000, List.of(b), 6);
+
+        StreamSnapshot all = StreamSnapshot.combined(List.of(first, second));
+
+        assertThat(all.length()).isEqualTo(50);
+        assertThat(all.trimmed()).isEqualTo(3);
+        assertThat(all.firstId()).isEqualTo("1-0");
+        assertThat(all.lastId()).isEqualTo("9-0");
+        assertThat(all.memoryFraction()).as("the fullest node's").isEqualTo(0.7);
+        assertThat(all.groups()).containsExactly(new GroupPosition("g", 2, 7, "3-0", "2-0", 17, "4-0"), other);
+        assertThat(all.unread()).isEqualTo(24);
+        assertThat(all.takenAt()).isEqualTo(6);
+    }
 }

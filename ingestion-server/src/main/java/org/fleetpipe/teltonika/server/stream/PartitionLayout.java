@@ -1,0 +1,41 @@
+package org.fleetpipe.teltonika.server.stream;
+
+import io.lettuce.core.api.sync.RedisCommands;
+import org.fleetpipe.teltonika.registry.RedisKeys;
+
+/**
+ * Keeps every server of a deployment on one partition count: the first records it in Redis, the
+ * others must match it. Two counts at once would put a device's records in two streams (its order
+ * lost for consumers) and its dedup sets under two names (a resend to the other replica stored twice).
+ */
+public final class PartitionLayout {
+
+    private PartitionLayout() {
+    }
+
+    /** Records this server's count when none is, else checks it; blocks (start only). */
+    public static void claim(RedisCommands<String, String> redis, RedisKeys keys) {
+        String mine = Integer.toString(keys.partitions());
+        String key = keys.telemetryLayout();
+        if (Boolean.TRUE.equals(redis.setnx(key, mine))) {
+            return;
+        }
+        String recorded = redis.get(key);
+        if (recorded != null && !recorded.trim().equals(mine)) {
+            throw new Conflict("TELEMETRY_PARTITIONS=" + mine + ", but this deployment writes its telemetry in "
+                    + recorded.trim() + " partitions (Redis key " + key + "): every server must use the same count;"
+                    + " to change it follow OPERATIONS.md, \"Changing the partition count\"");
+        }
+        if (recorded == null) {
+            // Removed between the two calls (an operator resetting it): ours then.
+            redis.setnx(key, mine);
+        }
+    }
+
+    /** This server's partition count is not the deployment's. */
+    public static final class Conflict extends RuntimeException {
+        Conflict(String message) {
+            super(message);
+        }
+    }
+}

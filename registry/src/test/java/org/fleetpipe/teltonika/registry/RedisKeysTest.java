@@ -1,0 +1,43 @@
+package org.fleetpipe.teltonika.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class RedisKeysTest {
+
+    @Test
+    void onePartitionKeepsTheNamesOfTheContract() {
+        RedisKeys keys = new RedisKeys("fleet:");
+        assertThat(keys.partitions()).isOne();
+        assertThat(keys.telemetry()).isEqualTo("fleet:telemetry");
+        assertThat(keys.telemetryOf("356307042441013")).isEqualTo("fleet:telemetry");
+        assertThat(keys.telemetryStreams()).containsExactly("fleet:telemetry");
+        assertThat(keys.dedupRecent("356307042441013")).isEqualTo("fleet:dedup:recent:356307042441013");
+        assertThat(keys.dedupPrevious("356307042441013")).isEqualTo("fleet:dedup:previous:356307042441013");
+        assertThat(keys.telemetryLayout()).isEqualTo("fleet:telemetry:partitions");
+    }
+
+    @Test
+    void aDevicesTelemetryKeysCarryItsPartitionAsAHashTag() {
+        RedisKeys keys = new RedisKeys("", 16);
+        // CRC-32 ("356307042441013") = 2372110574, the value zlib.crc32 gives in Python: 14 of 16.
+        assertThat(keys.partitionOf("356307042441013")).isEqualTo(14);
+        assertThat(keys.partitionOf("490154203237518")).isZero();
+        assertThat(keys.telemetryOf("356307042441013")).isEqualTo("telemetry:{14}");
+        assertThat(keys.dedupRecent("356307042441013")).isEqualTo("dedup:recent:{14}:356307042441013");
+        assertThat(keys.dedupPrevious("356307042441013")).isEqualTo("dedup:previous:{14}:356307042441013");
+        assertThat(keys.telemetryStreams()).hasSize(16).startsWith("telemetry:{0}", "telemetry:{1}")
+                .endsWith("telemetry:{15}");
+        assertThat(new RedisKeys("", 4).partitionOf("356307042441013")).isEqualTo(2);
+    }
+
+    @Test
+    void thePartitionCountIsBounded() {
+        assertThatThrownBy(() -> new RedisKeys("", 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RedisKeys("", RedisKeys.MAX_PARTITIONS + 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RedisKeys("", 4).telemetry(4)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
