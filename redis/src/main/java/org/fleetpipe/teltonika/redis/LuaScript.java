@@ -2,8 +2,8 @@ package org.fleetpipe.teltonika.redis;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerListOutput;
 import io.lettuce.core.protocol.CommandType;
@@ -47,7 +47,7 @@ public final class LuaScript {
      * them first keeps the usual order of calls.
      */
     @SafeVarargs
-    public static void loadAll(RedisCommands<String, String> redis, List<LuaScript>... catalogues) {
+    public static void loadAll(RedisClusterCommands<String, String> redis, List<LuaScript>... catalogues) {
         for (List<LuaScript> catalogue : catalogues) {
             for (LuaScript script : catalogue) {
                 redis.scriptLoad(script.body);
@@ -92,7 +92,7 @@ public final class LuaScript {
         return sha;
     }
 
-    public <T> CompletionStage<T> call(RedisAsyncCommands<String, String> redis, ScriptOutputType type, String[] keys,
+    public <T> CompletionStage<T> call(RedisClusterAsyncCommands<String, String> redis, ScriptOutputType type, String[] keys,
                                        String... args) {
         return bodyOnNoScript(() -> redis.<T>evalsha(sha, type, keys, args).toCompletableFuture(),
                 () -> redis.<T>eval(body, type, keys, args).toCompletableFuture());
@@ -103,7 +103,7 @@ public final class LuaScript {
      * key count, the keys, then the arguments), for calls with so many arguments that encoding them
      * on Lettuce's thread costs.
      */
-    public CompletionStage<List<Long>> callIntegers(RedisAsyncCommands<String, String> redis, RespArguments keysAndArgs) {
+    public CompletionStage<List<Long>> callIntegers(RedisClusterAsyncCommands<String, String> redis, RespArguments keysAndArgs) {
         return bodyOnNoScript(
                 () -> redis.dispatch(CommandType.EVALSHA, new IntegerListOutput<>(StringCodec.UTF8), keysAndArgs.after(shaBulk))
                         .toCompletableFuture(),

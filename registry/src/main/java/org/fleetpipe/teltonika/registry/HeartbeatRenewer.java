@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.registry;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +41,7 @@ public final class HeartbeatRenewer implements AutoCloseable {
         void expired(String oldId, String why);
     }
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final InstanceIdentity identity;
     private final Duration ttl;
@@ -62,14 +62,14 @@ public final class HeartbeatRenewer implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong failures = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean lost;
 
-    public HeartbeatRenewer(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+    public HeartbeatRenewer(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
                             Duration ttl, Duration interval, Duration callTimeout, int maxKnownIds,
                             IntSupplier deviceCount) {
         this(redis, keys, identity, ttl, interval, callTimeout, maxKnownIds, deviceCount, HeartbeatDeleteMeans.EXPIRY);
     }
 
     /** {@code deleteMeans}: what a heartbeat key deleted while Redis answers means (an expiry, or an order to stop). */
-    public HeartbeatRenewer(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+    public HeartbeatRenewer(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
                             Duration ttl, Duration interval, Duration callTimeout, int maxKnownIds,
                             IntSupplier deviceCount, HeartbeatDeleteMeans deleteMeans) {
         this.redis = redis;

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.registry;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,10 +11,10 @@ import java.util.concurrent.CompletionStage;
 /** Reads the known instances and their heartbeats; a known id without a heartbeat is dead. */
 public final class InstanceDirectory {
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
 
-    public InstanceDirectory(RedisAsyncCommands<String, String> redis, RedisKeys keys) {
+    public InstanceDirectory(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
     }

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.registry;
 
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
@@ -13,7 +13,7 @@ public final class InstanceIdAllocator {
     private InstanceIdAllocator() {
     }
 
-    public static String allocate(RedisCommands<String, String> redis, RedisKeys keys, String prefix) {
+    public static String allocate(RedisClusterCommands<String, String> redis, RedisKeys keys, String prefix) {
         return base(prefix) + "-" + redis.incr(keys.instanceSeq());
     }
 

@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.registry;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
@@ -9,14 +9,14 @@ import org.fleetpipe.teltonika.codec.Imei;
 /** {@link ConnectionRegistry} on the Redis hash, with the multi-step updates as Lua scripts. */
 public final class RedisConnectionRegistry implements ConnectionRegistry {
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final InstanceIdentity identity;
     private final String deviceInfoTtlMillis;
     private final String deviceInfoTtlBeforeRecordsMillis;
 
     /** {@code device:info:{imei}} lives {@code deviceInfoTtl} after each login. */
-    public RedisConnectionRegistry(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+    public RedisConnectionRegistry(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
                                    Duration deviceInfoTtl) {
         this(redis, keys, identity, deviceInfoTtl, deviceInfoTtl);
     }
@@ -25,7 +25,7 @@ public final class RedisConnectionRegistry implements ConnectionRegistry {
      * As above, but a login of a device that has not stored a record yet (no {@code last_record_at})
      * gives its hash only {@code beforeRecords}: logins with made-up IMEIs leave no long-lived keys.
      */
-    public RedisConnectionRegistry(RedisAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
+    public RedisConnectionRegistry(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, InstanceIdentity identity,
                                    Duration deviceInfoTtl, Duration beforeRecords) {
         this.redis = redis;
         this.keys = keys;

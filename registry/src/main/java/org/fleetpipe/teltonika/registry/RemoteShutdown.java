@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.registry;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
@@ -14,10 +14,10 @@ public final class RemoteShutdown {
     /** Long enough for any renewal period; the instance deletes the marker when it stops. */
     public static final Duration MARKER_TTL = Duration.ofHours(1);
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
 
-    public RemoteShutdown(RedisAsyncCommands<String, String> redis, RedisKeys keys) {
+    public RemoteShutdown(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
     }

@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.server.admission;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,10 +25,10 @@ public final class AdmissionLists {
     /** IMEIs per script call: each call stays well under a millisecond of Redis time. */
     private static final int BATCH = 500;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
 
-    public AdmissionLists(RedisAsyncCommands<String, String> redis, RedisKeys keys) {
+    public AdmissionLists(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
     }

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.admission;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Set;
@@ -41,7 +41,7 @@ public final class NewImeiLimit {
     }
 
     /** Asks Redis for a device's stored state: device:info with a record time, or dedup sets. */
-    public static Function<Imei, CompletionStage<Boolean>> knownIn(RedisAsyncCommands<String, String> redis,
+    public static Function<Imei, CompletionStage<Boolean>> knownIn(RedisClusterAsyncCommands<String, String> redis,
                                                                    RedisKeys keys) {
         return imei -> {
             String text = imei.value();

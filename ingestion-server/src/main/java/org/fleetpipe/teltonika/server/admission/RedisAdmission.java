@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.admission;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
@@ -12,11 +12,11 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
  */
 public final class RedisAdmission implements Admission {
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final AdmissionMode mode;
 
-    public RedisAdmission(RedisAsyncCommands<String, String> redis, RedisKeys keys, AdmissionMode mode) {
+    public RedisAdmission(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, AdmissionMode mode) {
         this.redis = redis;
         this.keys = keys;
         this.mode = mode;

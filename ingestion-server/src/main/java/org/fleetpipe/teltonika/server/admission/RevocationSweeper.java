@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.admission;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.channel.Channel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.redis.Blocking;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.session.SessionTable;
 import org.slf4j.Logger;
@@ -31,7 +31,7 @@ public final class RevocationSweeper implements AutoCloseable {
     static final int CHUNK = 1000;
 
     private final SessionTable sessions;
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final AdmissionMode mode;
     private final Duration interval;
@@ -40,7 +40,7 @@ public final class RevocationSweeper implements AutoCloseable {
     private PeriodicJobs.Job job;
     private volatile boolean closed;
 
-    public RevocationSweeper(SessionTable sessions, RedisAsyncCommands<String, String> redis, RedisKeys keys,
+    public RevocationSweeper(SessionTable sessions, RedisClusterAsyncCommands<String, String> redis, RedisKeys keys,
                              AdmissionMode mode, Duration interval, Duration timeout, PeriodicJobs jobs) {
         this.sessions = sessions;
         this.redis = redis;

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.admission;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -41,7 +41,7 @@ public final class TcpKnownImeis {
     }
 
     /** Asks Redis whether {@code device:info:{imei}} exists. */
-    public static Function<Imei, CompletionStage<Boolean>> deviceInfoIn(RedisAsyncCommands<String, String> redis,
+    public static Function<Imei, CompletionStage<Boolean>> deviceInfoIn(RedisClusterAsyncCommands<String, String> redis,
                                                                         RedisKeys keys) {
         return imei -> redis.exists(keys.deviceInfo(imei.value())).thenApply(n -> n > 0);
     }

@@ -4,7 +4,7 @@ import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,11 +47,11 @@ public final class CaptureService {
     public record Page(Long until, boolean exists, List<CaptureEntry> entries, boolean more) {
     }
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final CaptureSettings settings;
 
-    public CaptureService(RedisAsyncCommands<String, String> redis, RedisKeys keys, CaptureSettings settings) {
+    public CaptureService(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CaptureSettings settings) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;

@@ -1,18 +1,18 @@
 package org.fleetpipe.teltonika.server.capture;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /** The captures in Redis as the device pipelines use them: one HGET per login, one script call per entry. */
 public final class RedisCaptureSink implements CaptureSink {
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final CaptureSettings settings;
 
-    public RedisCaptureSink(RedisAsyncCommands<String, String> redis, RedisKeys keys, CaptureSettings settings) {
+    public RedisCaptureSink(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CaptureSettings settings) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;

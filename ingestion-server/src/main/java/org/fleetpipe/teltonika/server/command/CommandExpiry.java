@@ -4,7 +4,7 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ public final class CommandExpiry {
     /** Queued commands one expiry call looks at per device. */
     private static final int QUEUE_WINDOW = 100;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final CommandSettings settings;
     private final IngestionMetrics metrics;
@@ -39,7 +39,7 @@ public final class CommandExpiry {
     /** Where the next orphan check's SCAN begins. */
     private final AtomicReference<ScanCursor> orphanScan = new AtomicReference<>(ScanCursor.INITIAL);
 
-    public CommandExpiry(RedisAsyncCommands<String, String> redis, RedisKeys keys, CommandSettings settings,
+    public CommandExpiry(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CommandSettings settings,
                          IngestionMetrics metrics, Duration timeout) {
         this.redis = redis;
         this.keys = keys;

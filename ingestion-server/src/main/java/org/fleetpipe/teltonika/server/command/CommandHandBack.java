@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.server.command;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,13 +30,13 @@ public final class CommandHandBack {
         }
     }
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final int deadLettersKept;
     private final Duration retention;
 
     /** {@code deadLettersKept} and {@code retention}: as for every failed command (dlq:commands). */
-    public CommandHandBack(RedisAsyncCommands<String, String> redis, RedisKeys keys, int deadLettersKept,
+    public CommandHandBack(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, int deadLettersKept,
                            Duration retention) {
         this.redis = redis;
         this.keys = keys;

@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.server.command;
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +28,7 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
     /** In-flight entries per hand-back call (each one rewrites a command hash and a queue). */
     private static final int HAND_BACK_BATCH = 100;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final CommandHandBack handBack;
     private final ScanArgs page;
@@ -39,7 +39,7 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
      * {@code scanCount}: the HSCAN page size; {@code callTimeout}: how long each call may take;
      * {@code metrics}: where the commands failed as {@code attempts} are counted.
      */
-    public DeadInstanceCommands(RedisAsyncCommands<String, String> redis, RedisKeys keys, CommandHandBack handBack,
+    public DeadInstanceCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CommandHandBack handBack,
                                 int scanCount, Duration callTimeout, IngestionMetrics metrics) {
         this.redis = redis;
         this.keys = keys;

@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.server.command;
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,7 +32,7 @@ public final class InFlightCheck {
     /** In-flight entries per hand-back call (each one may rewrite a command hash and a queue). */
     private static final int BATCH = 100;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final Supplier<String> instanceId;
     private final CommandHandBack handBack;
@@ -48,7 +48,7 @@ public final class InFlightCheck {
      * reply timeout and a margin for its finish); {@code pageSize}: HSCAN's COUNT;
      * {@code timeout}: how long each Redis call may take.
      */
-    public InFlightCheck(RedisAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
+    public InFlightCheck(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
                          CommandHandBack handBack, IngestionMetrics metrics, Duration limit, int pageSize,
                          Duration timeout) {
         this.redis = redis;

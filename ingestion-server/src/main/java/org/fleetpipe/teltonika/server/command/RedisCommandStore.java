@@ -2,7 +2,7 @@ package org.fleetpipe.teltonika.server.command;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.XAddArgs;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,13 +19,13 @@ public final class RedisCommandStore implements CommandStore {
     /** Device messages kept in their stream. */
     private static final long MESSAGES_MAX_LEN = 100_000;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final Supplier<String> instanceId;
     private final CommandSettings settings;
     private final CommandHandBack handBack;
 
-    public RedisCommandStore(RedisAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
+    public RedisCommandStore(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
                              CommandSettings settings) {
         this.redis = redis;
         this.keys = keys;

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.devices;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
@@ -18,11 +18,11 @@ public final class DeviceModels {
     /** A model name: 1..32 letters, digits, {@code _} or {@code -}. */
     public static final Pattern MODEL = Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final IoDictionary dictionary;
 
-    public DeviceModels(RedisAsyncCommands<String, String> redis, RedisKeys keys, IoDictionary dictionary) {
+    public DeviceModels(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, IoDictionary dictionary) {
         this.redis = redis;
         this.keys = keys;
         this.dictionary = dictionary;

@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.server.health;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,12 +25,12 @@ final class DeadLetterRates {
     private static final List<Duration> BANDS = List.of(Duration.ofHours(1), Duration.ofHours(6), Duration.ofDays(1),
             Duration.ofDays(7));
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final OpsSettings settings;
     private final QueueStatusRules rules;
     private final Duration timeout;
 
-    DeadLetterRates(RedisAsyncCommands<String, String> redis, OpsSettings settings, QueueStatusRules rules,
+    DeadLetterRates(RedisClusterAsyncCommands<String, String> redis, OpsSettings settings, QueueStatusRules rules,
                     Duration timeout) {
         this.redis = redis;
         this.settings = settings;

@@ -2,7 +2,7 @@ package org.fleetpipe.teltonika.server.health;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,13 +23,13 @@ final class HealthPublisher {
 
     private static final int PERIODS_KEPT = 3;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final Duration period;
     private final Supplier<String> instance;
     private final Duration timeout;
 
-    HealthPublisher(RedisAsyncCommands<String, String> redis, RedisKeys keys, Duration period,
+    HealthPublisher(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Duration period,
                     Supplier<String> instance, Duration timeout) {
         this.redis = redis;
         this.keys = keys;

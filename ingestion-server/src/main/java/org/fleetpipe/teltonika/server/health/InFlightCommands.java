@@ -2,7 +2,7 @@ package org.fleetpipe.teltonika.server.health;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,7 +27,7 @@ final class InFlightCommands {
     static final int MAX_ENTRIES = 10_000;
     static final int PAGE = 500;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final QueueStatusRules rules;
     private final Duration stuckAfter;
@@ -36,7 +36,7 @@ final class InFlightCommands {
     private long previousAt;
 
     /** {@code replyTimeout}: commands.reply-timeout; with the margin, how long a command may be in flight. */
-    InFlightCommands(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
+    InFlightCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
                      QueueStatusRules rules, Duration replyTimeout, Duration timeout) {
         this.redis = redis;
         this.keys = keys;

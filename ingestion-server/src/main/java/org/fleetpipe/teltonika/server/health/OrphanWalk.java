@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.server.health;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.List;
 import org.fleetpipe.teltonika.redis.Blocking;
@@ -22,7 +22,7 @@ final class OrphanWalk {
     record Count(long queued, long sent, long hashes, boolean complete) {
     }
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final Duration timeout;
     private final String pattern;
@@ -32,7 +32,7 @@ final class OrphanWalk {
     private long hashes;
     private Count last;
 
-    OrphanWalk(RedisAsyncCommands<String, String> redis, RedisKeys keys, Duration timeout) {
+    OrphanWalk(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Duration timeout) {
         this.redis = redis;
         this.keys = keys;
         this.timeout = timeout;

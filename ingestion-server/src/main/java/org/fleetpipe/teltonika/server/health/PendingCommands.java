@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.server.health;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,7 +30,7 @@ final class PendingCommands {
     static final int MAX_DEVICES = 10_000;
     static final int PAGE = 250;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final OpsSettings settings;
     private final QueueStatusRules rules;
@@ -38,7 +38,7 @@ final class PendingCommands {
     private Map<String, Departures.Queue> previous;
     private long previousAt;
 
-    PendingCommands(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
+    PendingCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
                     QueueStatusRules rules, Duration timeout) {
         this.redis = redis;
         this.keys = keys;

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.health;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,7 +58,7 @@ public final class QueueHealthMonitor implements AutoCloseable {
      * ticker. {@code replyTimeout} is commands.reply-timeout; {@code instance} names the writer of
      * {@code health:queues}.
      */
-    public QueueHealthMonitor(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
+    public QueueHealthMonitor(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
                               Duration replyTimeout, Supplier<String> instance, Duration timeout, MeterRegistry meters,
                               StreamHealth stream, PeriodicJobs jobs) {
         this.keys = keys;

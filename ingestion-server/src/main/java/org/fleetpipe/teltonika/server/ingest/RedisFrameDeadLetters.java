@@ -2,7 +2,7 @@ package org.fleetpipe.teltonika.server.ingest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.util.LinkedHashMap;
@@ -21,7 +21,7 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisFrameDeadLetters.class);
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final String[] keys;
     private final Supplier<String> instanceId;
     private final int maxEntries;
@@ -31,7 +31,7 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
     /** Makes every member unique, so two identical frames in the same millisecond are both kept. */
     private final AtomicLong sequence = new AtomicLong();
 
-    public RedisFrameDeadLetters(RedisAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
+    public RedisFrameDeadLetters(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
                                  int maxEntries, int maxBytes, int unauthenticatedMaxBytes,
                                  IngestionMetrics metrics) {
         this.redis = redis;

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.ingest;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.time.Duration;
@@ -14,9 +14,9 @@ import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
-import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.redis.RespArguments;
 import org.fleetpipe.teltonika.redis.TransactionPipe;
+import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /**
  * Writes packets' records as stream entries with one script call per batch of packets, skipping
@@ -65,7 +65,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     /** Sent whole, not by SHA: a script Redis lost (restart, SCRIPT FLUSH) cannot fail a block. */
     private static final byte[] REFRESH_INFO_BODY = RespArguments.preEncoded(IngestScripts.REFRESH_INFO);
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final TelemetryEntryMapper mapper;
     private final boolean dedup;
@@ -85,13 +85,13 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     };
 
     /** Records seen within the dedup window (the last {@code dedupPerDevice} of a device) are not stored again. */
-    public RedisTelemetryWriter(RedisAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
+    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
                                 TelemetryWriteSettings settings) {
         this(redis, keys, mapper, settings, null);
     }
 
     /** As above, the packets that need no dedup read sent in MULTI blocks on {@code lanes} (null: none). */
-    public RedisTelemetryWriter(RedisAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
+    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
                                 TelemetryWriteSettings settings, TelemetryLanes lanes) {
         this.redis = redis;
         this.lanes = lanes;

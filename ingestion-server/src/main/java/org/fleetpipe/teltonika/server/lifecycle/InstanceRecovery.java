@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.lifecycle;
 
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.netty.channel.Channel;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +31,7 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceRecovery.class);
     private static final long RETRY_MILLIS = 1000;
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final RedisKeys keys;
     private final String idPrefix;
     private final HeartbeatRenewer heartbeat;
@@ -42,7 +42,7 @@ public final class InstanceRecovery implements HeartbeatRenewer.Listener {
     private final java.util.function.Consumer<Imei> reclaimed;
 
     /** {@code reclaimed} hears of each device kept under the new id (its pending commands are drained). */
-    public InstanceRecovery(RedisCommands<String, String> redis, RedisKeys keys, String idPrefix,
+    public InstanceRecovery(RedisClusterCommands<String, String> redis, RedisKeys keys, String idPrefix,
                             HeartbeatRenewer heartbeat, InstanceEvents events, SessionTable sessions,
                             ConnectionRegistry registry, Runnable remoteShutdown,
                             java.util.function.Consumer<Imei> reclaimed) {

@@ -2,7 +2,7 @@ package org.fleetpipe.teltonika.server.ops;
 
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.registry.RedisKeys;
@@ -13,10 +13,10 @@ public final class DeadLetterQueries {
     /** The two lists. */
     public enum Kind { FRAMES, COMMANDS }
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
 
-    public DeadLetterQueries(RedisAsyncCommands<String, String> redis, RedisKeys keys) {
+    public DeadLetterQueries(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
     }

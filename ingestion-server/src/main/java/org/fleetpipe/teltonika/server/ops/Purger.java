@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.server.ops;
 
 import io.lettuce.core.Range;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,7 +25,7 @@ public final class Purger implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Purger.class);
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final OpsSettings settings;
     private final CommandExpiry commands;
@@ -35,7 +35,7 @@ public final class Purger implements AutoCloseable {
     private PeriodicJobs.Job job;
 
     /** {@code commands} fails the commands nobody will deliver; the passes run on {@code jobs}. */
-    public Purger(RedisAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
+    public Purger(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
                   CommandExpiry commands, IngestionMetrics metrics, Duration timeout, PeriodicJobs jobs) {
         this.redis = redis;
         this.keys = keys;

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.parts;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.admission.AdmissionLists;
@@ -38,7 +38,7 @@ public final class AdmissionPart implements Part {
     public void start() {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
-        RedisAsyncCommands<String, String> async = redis.async();
+        RedisClusterAsyncCommands<String, String> async = redis.async();
         admission = new RedisAdmission(async, keys, settings.devices().admission());
         RevocationListener revocations = new RevocationListener(shared.sessions(), admission);
         instance.events().on(InstanceEvent.DENY, revocations).on(InstanceEvent.REVOKE, revocations);

@@ -1,8 +1,8 @@
 package org.fleetpipe.teltonika.server.parts;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import org.fleetpipe.teltonika.payload.IoDictionary;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
+import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.command.CommandDispatcher;
@@ -49,7 +49,7 @@ public final class CommandPart implements Part {
     public void start() {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
-        RedisAsyncCommands<String, String> async = redis.async();
+        RedisClusterAsyncCommands<String, String> async = redis.async();
         CommandStore store = new RedisCommandStore(async, keys, instance.identity()::id, settings.commands());
         ReplyWaiter replies = new ReplyWaiter();
         dispatcher = new CommandDispatcher(store, shared.sessions(), settings.commands(), shared.metrics(),

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.parts;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.fleetpipe.teltonika.registry.HeartbeatRenewer;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.InstanceEvent;
@@ -41,7 +41,7 @@ public final class InstancePart implements Part {
     public void start() {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
-        RedisAsyncCommands<String, String> async = redis.async();
+        RedisClusterAsyncCommands<String, String> async = redis.async();
         String id = InstanceIdAllocator.allocate(redis.connector().connection().sync(), keys,
                 settings.instance().idPrefix());
         identity = new InstanceIdentity(id, InstanceIdAllocator.hostname(), System.currentTimeMillis(), version());

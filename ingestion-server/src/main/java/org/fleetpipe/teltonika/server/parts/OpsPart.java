@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.parts;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
 import org.fleetpipe.teltonika.registry.janitor.JanitorTicker;
@@ -37,7 +37,7 @@ public final class OpsPart implements Part {
     public void start() {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
-        RedisAsyncCommands<String, String> async = redis.async();
+        RedisClusterAsyncCommands<String, String> async = redis.async();
         queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.commands().replyTimeout(),
                 instance.identity()::id, settings.redis().commandTimeout(), shared.registry(), telemetry.health(),
                 threads.jobs());

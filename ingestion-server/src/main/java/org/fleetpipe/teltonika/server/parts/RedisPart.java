@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.parts;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.metrics.MicrometerCommandLatencyRecorder;
 import io.lettuce.core.metrics.MicrometerOptions;
 import org.fleetpipe.teltonika.redis.LuaScript;
@@ -62,7 +62,7 @@ public final class RedisPart implements Part {
         return redis;
     }
 
-    RedisAsyncCommands<String, String> async() {
+    RedisClusterAsyncCommands<String, String> async() {
         return redis.connection().async();
     }
 

@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.server.parts;
 
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import org.fleetpipe.teltonika.redis.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
@@ -57,7 +57,7 @@ public final class TelemetryPart implements Part {
     public void start() {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
-        RedisAsyncCommands<String, String> async = redis.async();
+        RedisClusterAsyncCommands<String, String> async = redis.async();
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
         backpressure = new TelemetryBackpressure(storeWriter(settings, keys, async), settings.telemetry().retention(),
                 settings.devices().maxConnections() + settings.devices().maxUdpInFlight(),
@@ -80,7 +80,7 @@ public final class TelemetryPart implements Part {
     }
 
     /** The writer that stores: with ACK_REPLICAS, confirmed by replicas; else the script or the MULTI lanes. */
-    private TelemetryWriter storeWriter(ServerSettings settings, RedisKeys keys, RedisAsyncCommands<String, String> async) {
+    private TelemetryWriter storeWriter(ServerSettings settings, RedisKeys keys, RedisClusterAsyncCommands<String, String> async) {
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(settings.telemetry().dedupWindow(),
                 settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl());
         TelemetryEntryMapper mapper = new TelemetryEntryMapper(instance.identity()::id,
@@ -91,7 +91,7 @@ public final class TelemetryPart implements Part {
             redis.connector().client().addListener(epoch);
             durableConnection = redis.connector().client().connect();
             epoch.watch(durableConnection);
-            RedisAsyncCommands<String, String> durable = durableConnection.async();
+            RedisClusterAsyncCommands<String, String> durable = durableConnection.async();
             replicaAcks = new ReplicaAckBatcher(new RedisTelemetryWriter(durable, keys, mapper, writeSettings),
                     durable::waitForReplication, epoch, settings.telemetry().ackReplicas(),
                     settings.telemetry().ackReplicasTimeout(), shared.metrics()::replicaShortfall);

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.session;
 
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
@@ -19,10 +19,10 @@ public final class DeviceLookup {
     public record Location(String instance, Long connectedSince, String remote, Long lastRecordAt) {
     }
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
 
-    public DeviceLookup(RedisAsyncCommands<String, String> redis, RedisKeys keys) {
+    public DeviceLookup(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
     }

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.stream;
 
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /**
@@ -14,7 +14,7 @@ public final class PartitionLayout {
     }
 
     /** Records this server's count when none is, else checks it; blocks (start only). */
-    public static void claim(RedisCommands<String, String> redis, RedisKeys keys) {
+    public static void claim(RedisClusterCommands<String, String> redis, RedisKeys keys) {
         String mine = Integer.toString(keys.partitions());
         String key = keys.telemetryLayout();
         if (Boolean.TRUE.equals(redis.setnx(key, mine))) {

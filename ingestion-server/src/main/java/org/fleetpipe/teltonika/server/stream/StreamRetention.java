@@ -1,17 +1,17 @@
 package org.fleetpipe.teltonika.server.stream;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicLong;
-import org.fleetpipe.teltonika.redis.PeriodicJobs;
+import java.util.function.Consumer;
 import org.fleetpipe.teltonika.redis.Blocking;
+import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
@@ -39,7 +39,7 @@ public final class StreamRetention implements AutoCloseable {
     private static final int HEADER_FIELDS = 7;
     private static final long WARN_EVERY_MS = 60_000;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final StreamRetentionSettings settings;
     private final StreamRetentionSettings partitionSettings;
@@ -55,7 +55,7 @@ public final class StreamRetention implements AutoCloseable {
     private volatile long lastSuccessAt = System.currentTimeMillis();
     private long warnedAt;
 
-    public StreamRetention(RedisAsyncCommands<String, String> redis, RedisKeys keys, StreamRetentionSettings settings,
+    public StreamRetention(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, StreamRetentionSettings settings,
                            TelemetryBackpressure backpressure, IngestionMetrics metrics, Duration timeout,
                            PeriodicJobs jobs) {
         this.redis = redis;

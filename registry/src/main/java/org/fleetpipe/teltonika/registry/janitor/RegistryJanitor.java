@@ -4,7 +4,7 @@ import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,7 +31,7 @@ public final class RegistryJanitor {
     /** IMEIs per script call: keeps each call well under a millisecond of Redis time. */
     private static final int EVICT_BATCH = 200;
 
-    private final RedisAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final JanitorSettings settings;
     private final JanitorMetrics metrics;
@@ -40,7 +40,7 @@ public final class RegistryJanitor {
     private final InstanceLeftovers leftovers;
 
     /** {@code leftovers}: what else a dead instance left behind, and how it is handed on. */
-    public RegistryJanitor(RedisAsyncCommands<String, String> redis, RedisKeys keys, JanitorSettings settings,
+    public RegistryJanitor(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, JanitorSettings settings,
                            JanitorMetrics metrics, Duration callTimeout, InstanceLeftovers leftovers) {
         this.redis = redis;
         this.keys = keys;
