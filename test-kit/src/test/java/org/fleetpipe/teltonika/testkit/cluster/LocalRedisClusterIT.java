@@ -45,7 +45,7 @@ class LocalRedisClusterIT {
         clusterClient = RedisClusterClient.create(seeds);
         clusterClient.setOptions(ClusterClientOptions.builder()
                 // Not REJECT_COMMANDS: Lettuce 7.7 then also rejects the first command to a node whose connection
-                // it is still opening (lettuce#3747), so every first write to a primary, new ones included, fails.
+                // it is still opening (lettuce#3747, #3782), so the first write to each primary, a promoted one too, fails.
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enableAllAdaptiveRefreshTriggers()
                         .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
