@@ -129,7 +129,7 @@ public final class LocalRedisCluster implements AutoCloseable {
             nodes.add(new ClusterNode(ports.get(r), ids.get(r), ClusterNode.Role.REPLICA, primaryId, List.of()));
         }
         for (int i = 0; i < total; i++) {
-            // Distinct epochs up front, as redis-cli does; otherwise the nodes resolve the collision themselves, slower.
+            // Distinct epochs up front, as redis-cli does; else the nodes resolve the collision themselves, slower.
             commands(ports.get(i)).clusterSetConfigEpoch(i + 1L);
         }
         for (int i = 1; i < total; i++) {
@@ -237,7 +237,7 @@ public final class LocalRedisCluster implements AutoCloseable {
         return null;
     }
 
-    /** {@code redis-cluster://127.0.0.1:p1,127.0.0.1:p2,...}: every node as set up (killed ones too), primaries first. */
+    /** {@code redis-cluster://127.0.0.1:p1,127.0.0.1:p2,...}: every node as set up (killed ones too). */
     public String uri() {
         return "redis-cluster://" + String.join(",", seeds());
     }

@@ -44,8 +44,8 @@ class LocalRedisClusterIT {
         seeds.forEach(seed -> seed.setTimeout(Duration.ofSeconds(2)));
         clusterClient = RedisClusterClient.create(seeds);
         clusterClient.setOptions(ClusterClientOptions.builder()
-                // Not REJECT_COMMANDS: Lettuce 7.7 then also rejects the first command to a node whose connection
-                // it is still opening (lettuce#3747, #3782), so the first write to each primary, a promoted one too, fails.
+                // Not REJECT_COMMANDS: Lettuce 7.7 then also rejects a command to a node whose connection it is
+                // still opening (lettuce#3747, #3782), so the first write to each primary, a promoted one too, fails.
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enableAllAdaptiveRefreshTriggers()
                         .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
