@@ -1,11 +1,19 @@
 package org.fleetpipe.teltonika.redis;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -14,24 +22,41 @@ import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Owns the Lettuce client and the one shared connection every component pipelines on.
- * Commands issued while Redis is unreachable fail at once instead of queueing without bound:
- * a device then gets no ACK and resends, which is the only safe answer.
+ * Owns the Lettuce client and the one shared connection every component pipelines on: to one
+ * Redis (or the primary Sentinel names), or with a {@link ClusterUrl redis-cluster://} URL to a
+ * Redis Cluster, whose commands Lettuce routes by key. Commands issued while Redis is unreachable
+ * fail at once (or, on a cluster, once the bounded request queue is full or the command timed
+ * out) instead of queueing without bound: a device then gets no ACK and resends, which is the
+ * only safe answer.
  */
 public final class RedisConnector implements AutoCloseable {
 
     private final ClientResources resources;
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
+    private final AbstractRedisClient client;
+    private final StatefulConnection<String, String> connection;
+    private final RedisClusterAsyncCommands<String, String> async;
+    private final RedisClusterCommands<String, String> sync;
 
     private RedisConnector(ClientResources resources, RedisClient client,
                            StatefulRedisConnection<String, String> connection) {
         this.resources = resources;
         this.client = client;
         this.connection = connection;
+        this.async = connection.async();
+        this.sync = connection.sync();
+    }
+
+    private RedisConnector(ClientResources resources, RedisClusterClient client,
+                           StatefulRedisClusterConnection<String, String> connection) {
+        this.resources = resources;
+        this.client = client;
+        this.connection = connection;
+        this.async = connection.async();
+        this.sync = connection.sync();
     }
 
     /** Connects, failing if Redis does not answer within {@code commandTimeout}. */
@@ -50,10 +75,13 @@ public final class RedisConnector implements AutoCloseable {
      */
     public static RedisConnector connect(String url, Duration commandTimeout, CommandLatencyRecorder latency,
                                          int requestQueueSize) {
-        RedisURI uri = RedisURI.create(url);
-        uri.setTimeout(commandTimeout);
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
                 .commandLatencyRecorder(latency).nettyCustomizer(new ConsolidatedFlushes()).build();
+        if (ClusterUrl.is(url)) {
+            return connectCluster(ClusterUrl.seeds(url), commandTimeout, requestQueueSize, resources);
+        }
+        RedisURI uri = RedisURI.create(url);
+        uri.setTimeout(commandTimeout);
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
@@ -61,6 +89,38 @@ public final class RedisConnector implements AutoCloseable {
                 .requestQueueSize(requestQueueSize)
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .build());
+        try {
+            return new RedisConnector(resources, client, client.connect());
+        } catch (RuntimeException e) {
+            client.shutdown(0, 2, TimeUnit.SECONDS);
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    private static RedisConnector connectCluster(List<RedisURI> seeds, Duration commandTimeout, int requestQueueSize,
+                                                 ClientResources resources) {
+        for (RedisURI seed : seeds) {
+            seed.setTimeout(commandTimeout);
+        }
+        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+        client.setOptions(ClusterClientOptions.builder()
+                .autoReconnect(true)
+                // Not REJECT_COMMANDS: Lettuce opens a node's connection on its first command, and
+                // rejecting would fail that command (and the first after a failover) every time.
+                // The request queue's bound and the command timeout still keep a dead node from
+                // holding commands without end.
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                .requestQueueSize(requestQueueSize)
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                // A failover moves slots: MOVED and lost connections refresh the map at once, and
+                // a periodic refresh finds what no command ran into.
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enableAllAdaptiveRefreshTriggers()
+                        .enablePeriodicRefresh(Duration.ofSeconds(10))
+                        .build())
                 .build());
         try {
             return new RedisConnector(resources, client, client.connect());
@@ -86,17 +146,44 @@ public final class RedisConnector implements AutoCloseable {
         }
     }
 
-    /** A separate connection for subscriptions (a subscribed connection takes no other commands). */
+    /**
+     * A separate connection for subscriptions (a subscribed connection takes no other commands). On
+     * a cluster, a message published on any node reaches the subscribers of every node.
+     */
     public StatefulRedisPubSubConnection<String, String> connectPubSub() {
-        return client.connectPubSub();
+        return client instanceof RedisClusterClient cluster ? cluster.connectPubSub()
+                : ((RedisClient) client).connectPubSub();
     }
 
+    /** The shared connection's commands, on one Redis or a cluster. */
+    public RedisClusterAsyncCommands<String, String> async() {
+        return async;
+    }
+
+    /** The shared connection's blocking commands: for the start and tools, never on an event loop. */
+    public RedisClusterCommands<String, String> sync() {
+        return sync;
+    }
+
+    /** Whether this is a Redis Cluster: keys of one script call or MULTI block must share a slot. */
+    public boolean isCluster() {
+        return client instanceof RedisClusterClient;
+    }
+
+    /** The shared connection to one Redis; not on a cluster. */
     public StatefulRedisConnection<String, String> connection() {
-        return connection;
+        if (connection instanceof StatefulRedisConnection<String, String> single) {
+            return single;
+        }
+        throw new IllegalStateException("a Redis Cluster connection has no single-node connection");
     }
 
+    /** The client of one Redis, for connections of their own; not on a cluster. */
     public RedisClient client() {
-        return client;
+        if (client instanceof RedisClient single) {
+            return single;
+        }
+        throw new IllegalStateException("a Redis Cluster has no single-node client");
     }
 
     public boolean isConnected() {

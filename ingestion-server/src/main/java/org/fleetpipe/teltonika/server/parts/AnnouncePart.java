@@ -35,7 +35,7 @@ public final class AnnouncePart implements Part {
     @Override
     public void start() {
         instance.identity().listeningOn(devices.tcpAddress().getPort(), http.apiAddress().getPort());
-        instance.heartbeat().start(new InstanceRecovery(redis.connector().connection().sync(), redis.keys(),
+        instance.heartbeat().start(new InstanceRecovery(redis.connector().sync(), redis.keys(),
                 shared.settings().instance().idPrefix(), instance.heartbeat(), instance.events(), shared.sessions(),
                 instance.devices(), onRemoteShutdown, imei -> commands.dispatcher().wake(imei.value())));
         instance.heartbeat().renewSoon();

@@ -42,7 +42,7 @@ public final class InstancePart implements Part {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
         RedisClusterAsyncCommands<String, String> async = redis.async();
-        String id = InstanceIdAllocator.allocate(redis.connector().connection().sync(), keys,
+        String id = InstanceIdAllocator.allocate(redis.connector().sync(), keys,
                 settings.instance().idPrefix());
         identity = new InstanceIdentity(id, InstanceIdAllocator.hostname(), System.currentTimeMillis(), version());
         LogContext.instance(id);

@@ -42,10 +42,10 @@ public final class RedisPart implements Part {
                 new MicrometerCommandLatencyRecorder(shared.registry(), MicrometerOptions.create()),
                 settings.devices().hostile().redisRequestQueueSize());
         keys = new RedisKeys(settings.redis().namespace(), settings.telemetry().partitions());
-        PartitionLayout.claim(redis.connection().sync(), keys);
+        PartitionLayout.claim(redis.sync(), keys);
         // Every script before the first device can connect, so no call has to fall back to EVAL
         // (which would go after calls issued meanwhile).
-        LuaScript.loadAll(redis.connection().sync(), RegistryScripts.all(), CommandScripts.all(), IngestScripts.all(),
+        LuaScript.loadAll(redis.sync(), RegistryScripts.all(), CommandScripts.all(), IngestScripts.all(),
                 StreamScripts.all(), AdmissionScripts.all(), CaptureScripts.all(), HealthScripts.all());
     }
 
@@ -63,7 +63,7 @@ public final class RedisPart implements Part {
     }
 
     RedisClusterAsyncCommands<String, String> async() {
-        return redis.connection().async();
+        return redis.async();
     }
 
     RedisKeys keys() {
