@@ -104,11 +104,17 @@ public final class LuaScript {
      * on Lettuce's thread costs.
      */
     public CompletionStage<List<Long>> callIntegers(RedisClusterAsyncCommands<String, String> redis, RespArguments keysAndArgs) {
+        return callIntegers(redis, keysAndArgs, null);
+    }
+
+    /** As above, sent on a Redis Cluster to the node of {@code routingKey}, one of the call's keys. */
+    public CompletionStage<List<Long>> callIntegers(RedisClusterAsyncCommands<String, String> redis, RespArguments keysAndArgs,
+                                                    String routingKey) {
         return bodyOnNoScript(
-                () -> redis.dispatch(CommandType.EVALSHA, new IntegerListOutput<>(StringCodec.UTF8), keysAndArgs.after(shaBulk))
-                        .toCompletableFuture(),
-                () -> redis.dispatch(CommandType.EVAL, new IntegerListOutput<>(StringCodec.UTF8), keysAndArgs.after(bodyBulk))
-                        .toCompletableFuture());
+                () -> redis.dispatch(CommandType.EVALSHA, new IntegerListOutput<>(StringCodec.UTF8),
+                        keysAndArgs.after(shaBulk, routingKey)).toCompletableFuture(),
+                () -> redis.dispatch(CommandType.EVAL, new IntegerListOutput<>(StringCodec.UTF8),
+                        keysAndArgs.after(bodyBulk, routingKey)).toCompletableFuture());
     }
 
     private static <T> CompletionStage<T> bodyOnNoScript(Supplier<CompletableFuture<T>> bySha,

@@ -9,8 +9,11 @@ import java.util.Optional;
 public record RedisEndpoint(String host, int port, String username, char[] password, int database, boolean tls,
                             SslVerifyMode verify) {
 
-    /** The endpoint of a {@code redis://} or {@code rediss://} URL; empty for Sentinel or a Unix socket. */
+    /** The endpoint of a {@code redis://} or {@code rediss://} URL; empty for Sentinel, a cluster or a Unix socket. */
     public static Optional<RedisEndpoint> of(String url) {
+        if (ClusterUrl.is(url)) {
+            return Optional.empty();
+        }
         RedisURI uri = RedisURI.create(url);
         if (!uri.getSentinels().isEmpty() || uri.getSocket() != null || uri.getHost() == null) {
             return Optional.empty();

@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.redis;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -288,11 +289,21 @@ public final class RespArguments {
      * then these. They share this object's bytes, so nothing more may be written to it.
      */
     public CommandArgs<String, String> after(byte[] first) {
+        return after(first, null);
+    }
+
+    /**
+     * As above, routed on a Redis Cluster by {@code routingKey} (one of the keys written in these
+     * arguments): Lettuce sees only bytes here, and would send the command to any node, which
+     * answers MOVED.
+     */
+    public CommandArgs<String, String> after(byte[] first, String routingKey) {
         if (openAt >= 0) {
             throw new IllegalStateException("a bulk string is still open");
         }
         sealed = true;
-        return new Encoded(first, bytes, length, count);
+        return new Encoded(first, bytes, length, count,
+                routingKey == null ? null : ByteBuffer.wrap(routingKey.getBytes(StandardCharsets.UTF_8)));
     }
 
     /**
@@ -304,13 +315,20 @@ public final class RespArguments {
         private final byte[] rest;
         private final int restLength;
         private final int restCount;
+        private final ByteBuffer routingKey;
 
-        Encoded(byte[] first, byte[] rest, int restLength, int restCount) {
+        Encoded(byte[] first, byte[] rest, int restLength, int restCount, ByteBuffer routingKey) {
             super(StringCodec.UTF8);
             this.first = first;
             this.rest = rest;
             this.restLength = restLength;
             this.restCount = restCount;
+            this.routingKey = routingKey;
+        }
+
+        @Override
+        public ByteBuffer getFirstEncodedKey() {
+            return routingKey == null ? null : routingKey.duplicate();
         }
 
         @Override

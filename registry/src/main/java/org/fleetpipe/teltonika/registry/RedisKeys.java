@@ -9,7 +9,9 @@ import java.util.zip.CRC32;
  * The only place Redis key names are spelled; every key carries the optional namespace prefix.
  * With more than one telemetry partition, a device's telemetry keys (its stream and dedup sets)
  * carry its partition as a Redis Cluster hash tag, {@code {p}}, so one script call or MULTI block
- * of one partition touches one slot (TELEMETRY.md, "Partitions").
+ * of one partition touches one slot (TELEMETRY.md, "Partitions"). Their namespace prefix is
+ * written without braces: on a cluster the namespace holds the hash tag of every other key, and
+ * Redis hashes a key's first tag only.
  */
 public final class RedisKeys {
 
@@ -17,6 +19,8 @@ public final class RedisKeys {
     public static final int MAX_PARTITIONS = 1024;
 
     private final String prefix;
+    /** The prefix of partitioned keys: the namespace without its hash tag's braces. */
+    private final String partitionPrefix;
     private final int partitions;
 
     public RedisKeys(String namespace) {
@@ -29,6 +33,7 @@ public final class RedisKeys {
             throw new IllegalArgumentException("partitions must be 1 to " + MAX_PARTITIONS + ": " + partitions);
         }
         this.prefix = namespace == null ? "" : namespace;
+        this.partitionPrefix = partitions == 1 ? prefix : prefix.replace("{", "").replace("}", "");
         this.partitions = partitions;
     }
 
@@ -100,7 +105,7 @@ public final class RedisKeys {
 
     /** Partition {@code p}'s stream: {@code telemetry} with one partition, else {@code telemetry:{p}}. */
     public String telemetry(int partition) {
-        return partitions == 1 ? prefix + "telemetry" : prefix + "telemetry:" + tag(partition);
+        return partitions == 1 ? prefix + "telemetry" : partitionPrefix + "telemetry:" + tag(partition);
     }
 
     /** The stream a device's records go to. */
@@ -191,12 +196,12 @@ public final class RedisKeys {
 
     /** Set of a device's most recent record identities, for deduplicating resent records. */
     public String dedupRecent(String imei) {
-        return prefix + "dedup:recent:" + deviceTag(imei) + imei;
+        return partitionPrefix + "dedup:recent:" + deviceTag(imei) + imei;
     }
 
     /** The generation of identities before {@link #dedupRecent}: that set, renamed when it filled up. */
     public String dedupPrevious(String imei) {
-        return prefix + "dedup:previous:" + deviceTag(imei) + imei;
+        return partitionPrefix + "dedup:previous:" + deviceTag(imei) + imei;
     }
 
     public String allowedDevices() {

@@ -34,6 +34,18 @@ class RedisKeysTest {
     }
 
     @Test
+    void aNamespacesHashTagStaysOffThePartitionedKeys_soTheySpreadOverACluster() {
+        RedisKeys keys = new RedisKeys("{fleet}:", 16);
+        assertThat(keys.telemetry(3)).isEqualTo("fleet:telemetry:{3}");
+        assertThat(keys.dedupRecent("490154203237518")).isEqualTo("fleet:dedup:recent:{0}:490154203237518");
+        assertThat(keys.registry()).isEqualTo("{fleet}:connections:registry");
+        assertThat(keys.deviceInfo("490154203237518")).isEqualTo("{fleet}:device:info:490154203237518");
+        assertThat(keys.telemetryLayout()).isEqualTo("{fleet}:telemetry:partitions");
+        assertThat(new RedisKeys("{fleet}:", 1).telemetry()).as("one partition: every key in the namespace's slot")
+                .isEqualTo("{fleet}:telemetry");
+    }
+
+    @Test
     void thePartitionCountIsBounded() {
         assertThatThrownBy(() -> new RedisKeys("", 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RedisKeys("", RedisKeys.MAX_PARTITIONS + 1))

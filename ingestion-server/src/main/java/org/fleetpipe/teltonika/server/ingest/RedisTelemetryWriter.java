@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server.ingest;
 
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -39,6 +40,10 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
  *
  * <p>A packet is read in place, from the bytes the caller lends for the call only, and encoded into
  * its call's arguments at once: no object per record exists on this path.
+ *
+ * <p>On a Redis Cluster with several partitions a script call may touch one slot only: each call
+ * holds the packets of one partition, and the device info refresh, whose hash lives in the
+ * namespace's slot with the registry, goes as a call of its own once the records are stored.
  */
 public final class RedisTelemetryWriter implements TelemetryWriter {
 
@@ -72,9 +77,12 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private final byte[] dedupWindowMillis;
     private final byte[] dedupPerDevice;
     private final byte[] deviceInfoTtlMillis;
+    private final String deviceInfoTtlText;
     private final byte[] streamKey;
     private final int dedupCap;
     private final TelemetryLanes lanes;
+    /** Script calls per partition (a cluster with several partitions), else one call for any devices. */
+    private final boolean callPerPartition;
     private final LongAdder scriptPackets = new LongAdder();
     private final LongAdder blockPackets = new LongAdder();
     private final FastThreadLocal<Batch> batches = new FastThreadLocal<>() {
@@ -93,8 +101,21 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     /** As above, the packets that need no dedup read sent in MULTI blocks on {@code lanes} (null: none). */
     public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
                                 TelemetryWriteSettings settings, TelemetryLanes lanes) {
+        this(redis, keys, mapper, settings, lanes, false);
+    }
+
+    /**
+     * As above; {@code cluster}: Redis is a cluster, whose script calls must keep to one slot
+     * (no lanes then: a MULTI block has one connection, to one node).
+     */
+    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
+                                TelemetryWriteSettings settings, TelemetryLanes lanes, boolean cluster) {
+        if (cluster && lanes != null) {
+            throw new IllegalArgumentException("no MULTI lanes on a Redis Cluster");
+        }
         this.redis = redis;
         this.lanes = lanes;
+        this.callPerPartition = cluster && keys.partitions() > 1;
         this.streamKey = RespArguments.preEncoded(keys.telemetry());
         this.dedupCap = settings.dedupPerDevice();
         this.keys = keys;
@@ -102,7 +123,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         this.dedup = settings.dedupWindow().toMillis() > 0;
         this.dedupWindowMillis = RespArguments.preEncoded(Long.toString(Math.max(0, settings.dedupWindow().toMillis())));
         this.dedupPerDevice = RespArguments.preEncoded(Integer.toString(settings.dedupPerDevice()));
-        this.deviceInfoTtlMillis = RespArguments.preEncoded(Long.toString(settings.deviceInfoTtl().toMillis()));
+        this.deviceInfoTtlText = Long.toString(settings.deviceInfoTtl().toMillis());
+        this.deviceInfoTtlMillis = RespArguments.preEncoded(deviceInfoTtlText);
     }
 
     @Override
@@ -173,6 +195,24 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         return false;
     }
 
+    /** The packets gathered for one script call, encoded as they came; touched by one event loop only. */
+    private static final class ScriptCall {
+        /** The script's arguments after its fixed ones, packet by packet (layout in append-packets.lua). */
+        private final RespArguments args;
+        private List<Pending> packets = new ArrayList<>();
+        private final List<Imei> imeis = new ArrayList<>();
+        private CodecId codec;
+        private int records;
+
+        ScriptCall(int bytes) {
+            args = new RespArguments(bytes);
+        }
+
+        boolean full() {
+            return packets.size() >= MAX_BATCH_PACKETS || records >= MAX_BATCH_RECORDS;
+        }
+    }
+
     /** A packet's answer: completes with how many of its records were stored. */
     static final class Pending extends CompletableFuture<Integer> {
         /** Records the packet adds (the repeats within it left out): what a MULTI block stores of it. */
@@ -194,17 +234,14 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         private final TelemetryEntryMapper.PacketValues packetValues = new TelemetryEntryMapper.PacketValues(streamKey);
         private final long[] ids = new long[256];
         private final boolean[] repeat = new boolean[256];
-        /** The script's arguments after its fixed ones, packet by packet (layout in append-packets.lua). */
-        private final RespArguments script;
-        private List<Pending> scripted = new ArrayList<>();
-        private final List<Imei> scriptedImeis = new ArrayList<>();
-        private CodecId scriptCodec;
+        /** The script calls being gathered: one, or one per partition ({@link #callPerPartition}). */
+        private final ScriptCall[] calls;
+        private final int scriptBytes;
         /** The block's commands, copied into the pipe's buffer when sent. */
         private final RespArguments block;
         private List<Pending> blocked = new ArrayList<>();
         private int blockCommands;
         private int blockRecords;
-        private int scriptRecords;
         private boolean flushQueued;
         private boolean pipeOpened;
         private TransactionPipe pipe;
@@ -213,8 +250,20 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         private boolean sending;
 
         Batch(int bytes) {
-            script = new RespArguments(bytes);
+            calls = new ScriptCall[callPerPartition ? keys.partitions() : 1];
+            // Per partition, many calls share what one call would hold: they start small and grow.
+            scriptBytes = callPerPartition ? Math.max(1024, bytes / 16) : bytes;
             block = new RespArguments(bytes);
+        }
+
+        private ScriptCall callFor(Imei imei) {
+            int at = callPerPartition ? keys.partitionOf(imei.value()) : 0;
+            ScriptCall call = calls[at];
+            if (call == null) {
+                call = new ScriptCall(scriptBytes);
+                calls[at] = call;
+            }
+            return call;
         }
 
         Batch() {
@@ -263,19 +312,26 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                 blocked.add(pending);
                 blockRecords += n;
             } else {
-                int bytesBefore = script.byteLength();
-                int argumentsBefore = script.count();
-                CodecId codecBefore = scriptCodec;
+                ScriptCall call = callFor(imei);
+                int bytesBefore = call.args.byteLength();
+                int argumentsBefore = call.args.count();
+                CodecId codecBefore = call.codec;
+                boolean refreshApart = callPerPartition && (flags & REFRESH_INFO) != 0;
                 try {
-                    scriptArguments(imei, packet, receivedAtMillis, n, count, newest, flags);
+                    scriptArguments(call, imei, packet, receivedAtMillis, n, count, newest,
+                            refreshApart ? flags & ~REFRESH_INFO : flags);
                 } catch (RuntimeException e) {
-                    script.truncate(bytesBefore, argumentsBefore);
-                    scriptCodec = codecBefore;
+                    call.args.truncate(bytesBefore, argumentsBefore);
+                    call.codec = codecBefore;
                     throw e;
                 }
-                scripted.add(pending);
-                scriptedImeis.add(imei);
-                scriptRecords += n;
+                call.packets.add(pending);
+                call.imeis.add(imei);
+                call.records += n;
+                if (refreshApart) {
+                    long newestRecord = newest;
+                    pending.thenRun(() -> refreshInfo(imei, newestRecord));
+                }
             }
             return pending;
         }
@@ -324,18 +380,18 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         }
 
         /** The packet's part of the script's arguments (layout in append-packets.lua). */
-        private void scriptArguments(Imei imei, AvlPacketView packet, long receivedAtMillis, int n, int count,
-                                     long newest, int flags) {
-            RespArguments args = script;
+        private void scriptArguments(ScriptCall call, Imei imei, AvlPacketView packet, long receivedAtMillis, int n,
+                                     int count, long newest, int flags) {
+            RespArguments args = call.args;
             CodecId codec = packet.codec();
             args.number(newest).number(flags).number(count);
-            if (codec == scriptCodec) {
+            if (codec == call.codec) {
                 args.number(0);
             } else {
                 args.number(TelemetryEntryMapper.fieldNames(codec).size());
                 mapper.appendValuePattern(codec, args);
                 mapper.appendNames(codec, args);
-                scriptCodec = codec;
+                call.codec = codec;
             }
             mapper.appendPacketValues(imei, codec, receivedAtMillis, args);
             if (dedup) {
@@ -353,11 +409,9 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             }
         }
 
-        /** Sends everything gathered at once: the script call, then the block. */
+        /** Sends everything gathered at once: the script calls, then the block. */
         void send() {
-            if (!scripted.isEmpty()) {
-                sendScript();
-            }
+            sendScripts();
             if (!blocked.isEmpty()) {
                 sendBlock();
             }
@@ -365,8 +419,10 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
 
         /** Sends a call that reached the batch bounds, whatever the pipe has in flight. */
         void sendFull() {
-            if (scripted.size() >= MAX_BATCH_PACKETS || scriptRecords >= MAX_BATCH_RECORDS) {
-                sendScript();
+            for (ScriptCall call : calls) {
+                if (call != null && call.full()) {
+                    sendScript(call);
+                }
             }
             if (blocked.size() >= MAX_BATCH_PACKETS || blockRecords >= MAX_BATCH_RECORDS) {
                 sendBlock();
@@ -374,42 +430,56 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         }
 
         boolean holdsUnsent() {
-            return !scripted.isEmpty() || !blocked.isEmpty();
+            for (ScriptCall call : calls) {
+                if (call != null && !call.packets.isEmpty()) {
+                    return true;
+                }
+            }
+            return !blocked.isEmpty();
         }
 
-        /** The loop's round is over: the script call goes now, the block unless the pipe is still busy. */
+        /** The loop's round is over: the script calls go now, the block unless the pipe is still busy. */
         void roundEnded() {
             flushQueued = false;
-            if (!scripted.isEmpty()) {
-                sendScript();
-            }
+            sendScripts();
             if (!blocked.isEmpty() && pipe.inFlight() < MAX_BLOCKS_IN_FLIGHT) {
                 sendBlock();
             }
         }
 
-        private void sendScript() {
-            List<Pending> items = scripted;
-            scripted = new ArrayList<>();
-            scriptRecords = 0;
+        private void sendScripts() {
+            for (ScriptCall call : calls) {
+                if (call != null && !call.packets.isEmpty()) {
+                    sendScript(call);
+                }
+            }
+        }
+
+        private void sendScript(ScriptCall gathered) {
+            List<Pending> items = gathered.packets;
+            gathered.packets = new ArrayList<>();
+            gathered.records = 0;
             CompletionStage<List<Long>> call;
             try {
-                RespArguments args = new RespArguments(256 + items.size() * 96 + script.byteLength());
+                RespArguments args = new RespArguments(256 + items.size() * 96 + gathered.args.byteLength());
                 args.number(4L * items.size());
-                for (Imei imei : scriptedImeis) {
+                String firstStream = null;
+                for (Imei imei : gathered.imeis) {
                     String device = imei.value();
-                    args.text(keys.telemetryOf(device)).text(keys.deviceInfo(device)).text(keys.dedupRecent(device))
+                    String stream = keys.telemetryOf(device);
+                    firstStream = firstStream == null ? stream : firstStream;
+                    args.text(stream).text(keys.deviceInfo(device)).text(keys.dedupRecent(device))
                             .text(keys.dedupPrevious(device));
                 }
                 args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
-                        .number(items.size()).append(script);
-                call = IngestScripts.APPEND_PACKETS.callIntegers(redis, args);
+                        .number(items.size()).append(gathered.args);
+                call = IngestScripts.APPEND_PACKETS.callIntegers(redis, args, firstStream);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             } finally {
-                script.reset();
-                scriptedImeis.clear();
-                scriptCodec = null;
+                gathered.args.reset();
+                gathered.imeis.clear();
+                gathered.codec = null;
             }
             call.whenComplete((stored, error) -> {
                 for (int i = 0; i < items.size(); i++) {
@@ -458,6 +528,13 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                 sending = false;
                 block.reset();
             }
+        }
+
+        /** The device info refresh on its own (a cluster: the hash is not in the records' slot); best effort. */
+        private void refreshInfo(Imei imei, long newest) {
+            redis.<Long>eval(IngestScripts.REFRESH_INFO, ScriptOutputType.INTEGER,
+                    new String[] {keys.deviceInfo(imei.value())}, deviceInfoTtlText,
+                    Long.toString(newest));
         }
 
         private void completeBlock(List<Pending> items, String error) {

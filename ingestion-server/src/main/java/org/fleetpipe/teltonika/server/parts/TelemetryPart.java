@@ -97,12 +97,14 @@ public final class TelemetryPart implements Part {
                     settings.telemetry().ackReplicasTimeout(), shared.metrics()::replicaShortfall);
             return replicaAcks;
         }
-        // A Sentinel URL has no fixed primary for a connection of our own: the script alone then.
-        lanes = settings.telemetry().transactionWrites()
+        // A Sentinel URL has no fixed primary for a connection of our own, and a cluster's MULTI
+        // block would reach one node only: the script alone then.
+        boolean cluster = redis.connector().isCluster();
+        lanes = settings.telemetry().transactionWrites() && !cluster
                 ? RedisEndpoint.of(redis.url()).map(endpoint -> new TelemetryLanes(endpoint,
                         Transports.socketChannel(), settings.redis().commandTimeout())).orElse(null)
                 : null;
-        RedisTelemetryWriter stores = new RedisTelemetryWriter(async, keys, mapper, writeSettings, lanes);
+        RedisTelemetryWriter stores = new RedisTelemetryWriter(async, keys, mapper, writeSettings, lanes, cluster);
         TelemetryWriteMetrics.bind(shared.registry(), stores, lanes);
         if (lanes != null) {
             lanes.serve(threads.workers());

@@ -259,6 +259,24 @@ class SettingsLoaderTest {
         assertThat(SettingsLoader.load(Map.of(key, url)).redis().url()).contains(url);
     }
 
+    @Test
+    void load_whenRedisClusterUrl_thenTheNamespaceMustHoldAHashTag_andAckReplicasWaits() {
+        String url = "redis-cluster://:pw@10.0.0.1:7000,10.0.0.2:7001";
+        ServerSettings s = SettingsLoader.load(Map.of("redis.url", url, "redis.namespace", "{fleet}:"));
+        assertThat(s.redis().cluster()).isTrue();
+        assertThat(SettingsLoader.load(Map.of("redis.url", "redis://127.0.0.1:6379")).redis().cluster()).isFalse();
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("redis.url", url, "redis.namespace", "fleet:")))
+                .isInstanceOf(SettingsException.class).hasMessageContaining("redis.namespace")
+                .hasMessageContaining("hash tag");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("redis.url", url, "redis.namespace", "{}:")))
+                .hasMessageContaining("hash tag");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("redis.url", url, "redis.namespace", "{fleet}:",
+                "telemetry.ack-replicas", 1))).hasMessageContaining("telemetry.ack-replicas")
+                .hasMessageContaining("Redis Cluster");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("redis.url", "redis-cluster://10.0.0.1:7000/3",
+                "redis.namespace", "{fleet}:"))).hasMessageContaining("not a valid Redis Cluster URL");
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {
             "tcp-port | abc",
@@ -365,7 +383,7 @@ class SettingsLoaderTest {
             "HEARTBEAT_DELETE_MEANS | stop | HEARTBEAT_DELETE_MEANS=stop (teltonika.server.heartbeat.delete-means):"
                     + " must be expiry or shutdown (any case)",
             "REDIS_URL | http://user:secret@redis:6379 | REDIS_URL=<hidden> (teltonika.server.redis.url): must start"
-                    + " with redis://, rediss:// or redis-sentinel://",
+                    + " with redis://, rediss://, redis-sentinel:// or redis-cluster://",
             "TLS_PORT | 6000 | TLS_PORT=6000 (teltonika.server.tls.port): needs TLS_CERT_FILE"
                     + " (teltonika.server.tls.cert-file) and TLS_KEY_FILE (teltonika.server.tls.key-file)",
             "TLS_CLIENT_AUTH | maybe | TLS_CLIENT_AUTH=maybe (teltonika.server.tls.client-auth): must be one of none,"
