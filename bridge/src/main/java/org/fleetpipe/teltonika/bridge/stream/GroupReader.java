@@ -8,6 +8,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,7 +39,7 @@ public final class GroupReader {
         this.me = Consumer.from(keys.group(), consumerName);
         streams.forEach(stream -> ownPendingCursors.put(stream, START));
         this.claimCursors = new String[streams.size()];
-        java.util.Arrays.fill(claimCursors, START);
+        Arrays.fill(claimCursors, START);
     }
 
     /**
