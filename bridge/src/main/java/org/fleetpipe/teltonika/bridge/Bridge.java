@@ -63,10 +63,12 @@ public final class Bridge implements AutoCloseable {
 
     /** Connects, creates or moves the group, and starts reading. */
     public void start() throws IOException {
-        StreamKeys keys = new StreamKeys(settings.namespace(), settings.group());
         redis = RedisConnector.connect(settings.redisUrl(), COMMAND_TIMEOUT);
+        StreamKeys keys = StreamKeys.read(redis.connection().sync(), settings.namespace(), settings.group(),
+                settings.partitions());
         readConnection = redis.client().connect();
-        LOG.info("bridge starting sink={} consumer={} {}", sink.name(), settings.consumer(),
+        LOG.info("bridge starting sink={} consumer={} streams={} {}", sink.name(), settings.consumer(),
+                keys.partitions() == 1 ? keys.telemetryStreams().get(0) : keys.partitions() + " partitions",
                 GroupStart.apply(redis.connection().sync(), keys, settings.from()));
         HeldEntries held = new HeldEntries();
         metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);

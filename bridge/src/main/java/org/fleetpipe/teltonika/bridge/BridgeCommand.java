@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.fleetpipe.teltonika.bridge.BridgeSettings.SinkKind;
 import org.fleetpipe.teltonika.bridge.stream.GroupStart;
+import org.fleetpipe.teltonika.payload.TelemetryLayout;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -43,6 +44,11 @@ final class BridgeCommand {
             description = "replay: create or move the group to this entry id or ISO time, or 0 for all the stream"
                     + " still holds (BRIDGE_FROM)")
     String from;
+
+    @Option(names = "--partitions", defaultValue = "${env:TELEMETRY_PARTITIONS}",
+            description = "how many partition streams telemetry:{p} the servers write; default: what they wrote in"
+                    + " telemetry:partitions, else 1 (TELEMETRY_PARTITIONS)")
+    Integer partitions;
 
     @Option(names = "--batch", defaultValue = "${env:BRIDGE_BATCH:-500}",
             description = "records per sink call (BRIDGE_BATCH, 500)")
@@ -127,6 +133,8 @@ final class BridgeCommand {
             default -> throw new IllegalArgumentException("--sink must be kafka, http or mqtt, got '" + sink + "'");
         };
         require(redisUrl != null && !redisUrl.isBlank(), "REDIS_URL (or --redis-url) is required");
+        require(partitions == null || (partitions >= 1 && partitions <= TelemetryLayout.MAX_PARTITIONS),
+                "--partitions must be 1.." + TelemetryLayout.MAX_PARTITIONS);
         require(batch >= 1 && batch <= 10_000, "--batch must be 1..10000");
         require(lanes >= 1 && lanes <= 256, "--lanes must be 1..256");
         require(deadLetterMax >= 1, "--dead-letter-max must be at least 1");
@@ -181,9 +189,9 @@ final class BridgeCommand {
             }
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,
-                consumerName(), GroupStart.parseFrom(from), batch, lanes, DurationText.parse(claimIdle),
-                DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace), deadLetterMax, httpHost, httpPort,
-                kafka, http, mqtt);
+                consumerName(), GroupStart.parseFrom(from), partitions == null ? 0 : partitions, batch, lanes,
+                DurationText.parse(claimIdle), DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace),
+                deadLetterMax, httpHost, httpPort, kafka, http, mqtt);
     }
 
     private String consumerName() {

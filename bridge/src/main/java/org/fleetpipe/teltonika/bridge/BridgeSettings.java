@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
-/** Everything a bridge replica is told at start, checked once. */
+/**
+ * Everything a bridge replica is told at start, checked once; {@code partitions} 0 means as the
+ * servers' layout key {@code telemetry:partitions} says (absent: 1, the one stream).
+ */
 public record BridgeSettings(
         SinkKind sink,
         String redisUrl,
@@ -13,6 +16,7 @@ public record BridgeSettings(
         String group,
         String consumer,
         Optional<String> from,
+        int partitions,
         int batch,
         int lanes,
         Duration claimIdle,

@@ -28,6 +28,15 @@ class BridgeCommandTest {
         assertThat(settings.claimIdle()).isEqualTo(Duration.ofSeconds(60));
         assertThat(settings.from()).isEmpty();
         assertThat(settings.consumer()).isEqualTo("pod-1");
+        assertThat(settings.partitions()).as("as the servers' layout key says").isZero();
+    }
+
+    @Test
+    void partitions_overrideTheLayoutKey_withinTheServersBound() {
+        assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--partitions", "16").partitions()).isEqualTo(16);
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--partitions", "0")).hasMessageContaining("--partitions must be 1..1024");
     }
 
     @Test

@@ -162,7 +162,7 @@ class BridgeFaultIT {
             // Handed back: a replica with the default claim idle (60 s) takes them over at once.
             BridgeSettings base = BridgeSettingsFixture.http(fixture.uri(), "next", endpoint.url());
             BridgeSettings next = new BridgeSettings(base.sink(), base.redisUrl(), base.namespace(), base.group(),
-                    base.consumer(), base.from(), base.batch(), base.lanes(), Duration.ofSeconds(60),
+                    base.consumer(), base.from(), base.partitions(), base.batch(), base.lanes(), Duration.ofSeconds(60),
                     base.maxBackoff(), base.shutdownGrace(), base.deadLetterMax(), base.httpHost(), base.httpPort(),
                     base.kafka(), base.http(), base.mqtt());
             endpoint.delay(0);

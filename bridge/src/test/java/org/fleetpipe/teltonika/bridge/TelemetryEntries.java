@@ -3,16 +3,24 @@ package org.fleetpipe.teltonika.bridge;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.fleetpipe.teltonika.payload.TelemetryLayout;
 
-/** Writes stream entries shaped as the servers write them (TELEMETRY.md, schema 2). */
+/**
+ * Writes stream entries shaped as the servers write them (TELEMETRY.md, schema 2), each device's
+ * to its partition's stream when the layout has partitions.
+ */
 final class TelemetryEntries {
 
     private final RedisCommands<String, String> redis;
-    private final String stream;
+    private final TelemetryLayout layout;
 
     TelemetryEntries(RedisCommands<String, String> redis, String stream) {
+        this(redis, new TelemetryLayout(stream, 1));
+    }
+
+    TelemetryEntries(RedisCommands<String, String> redis, TelemetryLayout layout) {
         this.redis = redis;
-        this.stream = stream;
+        this.layout = layout;
     }
 
     static String imei(int device) {
@@ -42,7 +50,7 @@ final class TelemetryEntries {
     }
 
     String add(int device, long seq) {
-        return redis.xadd(stream, record(device, seq));
+        return redis.xadd(layout.streamOf(imei(device)), record(device, seq));
     }
 
     /** {@code perDevice} records for each of {@code devices} devices, interleaved as a fleet sends them. */

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Map;
+import org.fleetpipe.teltonika.payload.TelemetryLayout;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Help.Ansi;
@@ -31,6 +32,7 @@ final class ConsumerCommand {
 
     private String redisUrl;
     private String stream = "telemetry";
+    private int partitions;
     private String group = "reference";
     private String consumer = defaultConsumerName();
     private String from = "0";
@@ -109,19 +111,26 @@ final class ConsumerCommand {
         stream = value;
     }
 
-    @Option(names = "--group", paramLabel = "NAME", order = 3,
+    @Option(names = "--partitions", paramLabel = "N", order = 3,
+            description = "how many partition streams the servers write (<stream>:{0}..): default what the"
+                    + " servers wrote in <stream>:partitions, else 1 (the one stream)")
+    void partitions(String value) {
+        partitions = (int) positive("--partitions", value, TelemetryLayout.MAX_PARTITIONS);
+    }
+
+    @Option(names = "--group", paramLabel = "NAME", order = 4,
             description = "consumer group, created if missing (default reference)")
     void group(String value) {
         group = value;
     }
 
-    @Option(names = "--consumer", paramLabel = "NAME", order = 4,
+    @Option(names = "--consumer", paramLabel = "NAME", order = 5,
             description = "this consumer's name within the group, the same after a restart (default: the hostname)")
     void consumer(String value) {
         consumer = value;
     }
 
-    @Option(names = "--from", paramLabel = "0|$", order = 5,
+    @Option(names = "--from", paramLabel = "0|$", order = 6,
             description = "where a new group starts: 0 = everything still in the stream (default), $ = new entries"
                     + " only")
     void from(String value) {
@@ -131,48 +140,48 @@ final class ConsumerCommand {
         from = value;
     }
 
-    @Option(names = "--count", paramLabel = "N", order = 6, description = "entries per XREADGROUP (default 500)")
+    @Option(names = "--count", paramLabel = "N", order = 7, description = "entries per XREADGROUP (default 500)")
     void count(String value) {
         count = (int) positive("--count", value, 100_000);
     }
 
-    @Option(names = "--block", paramLabel = "DURATION", order = 7,
+    @Option(names = "--block", paramLabel = "DURATION", order = 8,
             description = "how long one XREADGROUP waits for new entries (default 2s)")
     void block(String value) {
         block = duration("--block", value);
     }
 
-    @Option(names = "--claim-idle", paramLabel = "DURATION", order = 8,
+    @Option(names = "--claim-idle", paramLabel = "DURATION", order = 9,
             description = "take over entries another consumer left unacknowledged this long (default 60s)")
     void claimIdle(String value) {
         claimIdle = duration("--claim-idle", value);
     }
 
-    @Option(names = "--progress", paramLabel = "DURATION", order = 9,
+    @Option(names = "--progress", paramLabel = "DURATION", order = 10,
             description = "progress line period, 0 = none (default 5s)")
     void progress(String value) {
         progress = duration("--progress", value);
     }
 
-    @Option(names = "--until-idle", paramLabel = "DURATION", order = 10,
+    @Option(names = "--until-idle", paramLabel = "DURATION", order = 11,
             description = "stop when nothing new arrived for this long (default: never)")
     void untilIdle(String value) {
         untilIdle = duration("--until-idle", value);
     }
 
-    @Option(names = "--duration", paramLabel = "DURATION", order = 11,
+    @Option(names = "--duration", paramLabel = "DURATION", order = 12,
             description = "stop after this long (default: never)")
     void duration(String value) {
         duration = duration("--duration", value);
     }
 
-    @Option(names = "--max-entries", paramLabel = "N", order = 12,
+    @Option(names = "--max-entries", paramLabel = "N", order = 13,
             description = "stop after this many entries (default: never)")
     void maxEntries(String value) {
         maxEntries = positive("--max-entries", value, Long.MAX_VALUE);
     }
 
-    @Option(names = "--output", paramLabel = "progress|jsonl", order = 13,
+    @Option(names = "--output", paramLabel = "progress|jsonl", order = 14,
             description = "jsonl: every entry as a JSON line on stdout (default progress)")
     void output(String value) {
         if (!value.equals("progress") && !value.equals("jsonl")) {
@@ -181,21 +190,21 @@ final class ConsumerCommand {
         jsonLines = value.equals("jsonl");
     }
 
-    @Option(names = "--max-deliveries", paramLabel = "N", order = 14,
+    @Option(names = "--max-deliveries", paramLabel = "N", order = 15,
             description = "an entry the handler failed on after N deliveries is dead-lettered and acknowledged"
                     + " (default 5)")
     void maxDeliveries(String value) {
         maxDeliveries = (int) positive("--max-deliveries", value, 1_000);
     }
 
-    @Option(names = "--dead-letter-stream", paramLabel = "NAME", order = 15,
+    @Option(names = "--dead-letter-stream", paramLabel = "NAME", order = 16,
             description = "where such entries go (default dlq:consumer:<group>; put REDIS_NAMESPACE in front if the"
                     + " server has one)")
     void deadLetterStream(String value) {
         deadLetterStream = value;
     }
 
-    @Option(names = "--models-hash", paramLabel = "NAME", order = 16,
+    @Option(names = "--models-hash", paramLabel = "NAME", order = 17,
             description = "the hash of device models --output jsonl names IO elements by (default devices:models,"
                     + " with the --stream's prefix in front: ns:telemetry reads ns:devices:models)")
     void modelsHash(String value) {
@@ -216,7 +225,7 @@ final class ConsumerCommand {
         String models = modelsHash != null ? modelsHash
                 : (stream.endsWith("telemetry") ? stream.substring(0, stream.length() - "telemetry".length()) : "")
                         + "devices:models";
-        return new ConsumerOptions(redisUrl, stream, group, consumer, from, count, block, claimIdle, progress,
+        return new ConsumerOptions(redisUrl, stream, partitions, group, consumer, from, count, block, claimIdle, progress,
                 untilIdle, duration, maxEntries, jsonLines, maxDeliveries, deadLetters, models);
     }
 

@@ -36,8 +36,8 @@ final class DeadLetterStream {
      * How often the group delivered {@code id} (XPENDING's delivery count: one for XREADGROUP, one more
      * for each XAUTOCLAIM or re-read of the consumer's own pending entries); 0 when it is not pending.
      */
-    long deliveries(String id) {
-        List<PendingMessage> pending = redis.xpending(options.stream(), options.group(), Range.create(id, id),
+    long deliveries(String stream, String id) {
+        List<PendingMessage> pending = redis.xpending(stream, options.group(), Range.create(id, id),
                 Limit.from(1));
         return pending.isEmpty() ? 0 : pending.get(0).getRedeliveryCount();
     }
@@ -51,7 +51,7 @@ final class DeadLetterStream {
     void add(StreamMessage<String, String> entry, long deliveries, Exception error) {
         Map<String, String> body = new LinkedHashMap<>();
         body.put("dlq_id", entry.getId());
-        body.put("dlq_stream", options.stream());
+        body.put("dlq_stream", entry.getStream());
         body.put("dlq_group", options.group());
         body.put("dlq_consumer", options.consumer());
         body.put("dlq_deliveries", String.valueOf(deliveries));

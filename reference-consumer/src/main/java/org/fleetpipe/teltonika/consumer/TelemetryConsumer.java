@@ -11,9 +11,12 @@ import io.lettuce.core.models.stream.ClaimedMessages;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.payload.TelemetryLayout;
 
 /**
  * Reads the telemetry stream as one consumer of a consumer group, the way a downstream service
@@ -25,6 +28,8 @@ import java.util.concurrent.TimeUnit;
  * is acknowledged ({@link DeadLetterStream}), so it cannot hold the group back forever.
  * The ingestion server keeps every entry until each group acknowledged it, so nothing is lost
  * while a consumer is down; it stops acknowledging devices when the groups fall too far behind.
+ * When the servers partition the stream (TELEMETRY.md, "Partitions"), all of this happens on every
+ * partition's stream: one group across them, read in one XREADGROUP, each entry acknowledged on its own.
  */
 public final class TelemetryConsumer {
 
@@ -46,6 +51,8 @@ public final class TelemetryConsumer {
     private long gone;
     private long invalid;
     private String lastId = "";
+    /** The streams read: the one stream, or every partition's; known once {@link #run()} started. */
+    private List<String> streams = List.of();
 
     public TelemetryConsumer(RedisCommands<String, String> redis, ConsumerOptions options, EntryHandler handler,
                              PrintStream progressOut) {
@@ -67,8 +74,11 @@ public final class TelemetryConsumer {
     }
 
     private ConsumerTotals loop() {
+        streams = layout().streams();
         createGroupIfMissing();
-        readOwnPending();
+        for (String stream : streams) {
+            readOwnPending(stream);
+        }
         long startedAt = System.nanoTime();
         long lastNewAt = startedAt;
         long nextClaimAt = startedAt;
@@ -82,7 +92,7 @@ public final class TelemetryConsumer {
             }
             List<StreamMessage<String, String>> batch = redis.xreadgroup(me,
                     XReadArgs.Builder.count(options.count()).block(options.block()),
-                    XReadArgs.StreamOffset.lastConsumed(options.stream()));
+                    newEntries());
             now = System.nanoTime();
             if (!batch.isEmpty()) {
                 lastNewAt = now;
@@ -121,23 +131,46 @@ public final class TelemetryConsumer {
                 || (!options.duration().isZero() && System.nanoTime() - startedAt >= options.duration().toNanos());
     }
 
+    /** The partitions: as --partitions says, else as the servers wrote them in the layout key (absent: 1). */
+    private TelemetryLayout layout() {
+        int partitions = options.partitions() > 0 ? options.partitions()
+                : TelemetryLayout.parsePartitions(redis.get(TelemetryLayout.partitionsKey(options.stream())));
+        return new TelemetryLayout(options.stream(), partitions);
+    }
+
+    /** '>' on every stream: Redis answers with up to --count entries of each stream that has some. */
+    @SuppressWarnings("unchecked")
+    private XReadArgs.StreamOffset<String>[] newEntries() {
+        return streams.stream().map(XReadArgs.StreamOffset::lastConsumed).toArray(XReadArgs.StreamOffset[]::new);
+    }
+
+    /** The group on every stream; one that exists keeps its position (--from applies to new groups only). */
     private void createGroupIfMissing() {
-        try {
-            redis.xgroupCreate(XReadArgs.StreamOffset.from(options.stream(), options.from()), options.group(),
-                    XGroupCreateArgs.Builder.mkstream());
-            progressOut.printf("created group %s on %s from %s%n", options.group(), options.stream(),
+        List<String> created = new ArrayList<>();
+        for (String stream : streams) {
+            try {
+                redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, options.from()), options.group(),
+                        XGroupCreateArgs.Builder.mkstream());
+                created.add(stream);
+            } catch (RedisBusyException exists) {
+                // BUSYGROUP: the group exists on this stream.
+            }
+        }
+        if (!created.isEmpty()) {
+            progressOut.printf("created group %s on %s from %s%n", options.group(),
+                    streams.size() == 1 ? created.get(0)
+                            : created.size() + " of " + streams.size() + " partition streams " + streams.get(0) + ".."
+                                    + streams.get(streams.size() - 1),
                     options.from().equals("0") ? "the oldest entry still in the stream" : "new entries only");
-        } catch (RedisBusyException exists) {
-            // BUSYGROUP: the group exists and keeps its position; --from applies to new groups only.
         }
     }
 
     /** Entries delivered to this consumer name earlier and never acknowledged: read from id 0, not '>'. */
-    private void readOwnPending() {
+    private void readOwnPending(String stream) {
         String after = START;
         while (!stopped) {
             List<StreamMessage<String, String>> batch = redis.xreadgroup(me, XReadArgs.Builder.count(options.count()),
-                    XReadArgs.StreamOffset.from(options.stream(), after));
+                    XReadArgs.StreamOffset.from(stream, after));
             if (batch.isEmpty()) {
                 return;
             }
@@ -146,25 +179,29 @@ public final class TelemetryConsumer {
         }
     }
 
-    /** Takes over entries other consumers of the group left unacknowledged for --claim-idle. */
+    /** Takes over entries other consumers of the group left unacknowledged for --claim-idle, on every stream. */
     private void claimAbandoned() {
-        String cursor = START;
-        do {
-            ClaimedMessages<String, String> page = redis.xautoclaim(options.stream(),
-                    XAutoClaimArgs.Builder.xautoclaim(me, options.claimIdle(), cursor).count(options.count()));
-            claimed += page.getMessages().size();
-            process(page.getMessages());
-            cursor = page.getId();
-        } while (!stopped && !START.equals(cursor));
+        for (String stream : streams) {
+            String cursor = START;
+            do {
+                ClaimedMessages<String, String> page = redis.xautoclaim(stream,
+                        XAutoClaimArgs.Builder.xautoclaim(me, options.claimIdle(), cursor).count(options.count()));
+                claimed += page.getMessages().size();
+                process(page.getMessages());
+                cursor = page.getId();
+            } while (!stopped && !START.equals(cursor));
+        }
     }
 
     private void process(List<StreamMessage<String, String>> batch) {
-        List<String> done = new ArrayList<>(batch.size());
+        // An entry is acknowledged on the stream it came from: ids are unique within a stream only.
+        Map<String, List<String>> done = new LinkedHashMap<>();
         for (StreamMessage<String, String> entry : batch) {
+            List<String> doneHere = done.computeIfAbsent(entry.getStream(), stream -> new ArrayList<>());
             if (entry.getBody() == null || entry.getBody().isEmpty()) {
                 // Trimmed while pending (Redis 6.2 answers such an id without fields).
                 gone++;
-                done.add(entry.getId());
+                doneHere.add(entry.getId());
                 continue;
             }
             read++;
@@ -173,18 +210,20 @@ public final class TelemetryConsumer {
             }
             try {
                 handler.handle(entry);
-                done.add(entry.getId());
+                doneHere.add(entry.getId());
             } catch (Exception e) {
                 failed++;
                 if (giveUp(entry, e)) {
-                    done.add(entry.getId());
+                    doneHere.add(entry.getId());
                 }
             }
             lastId = entry.getId();
         }
-        if (!done.isEmpty()) {
-            acked += redis.xack(options.stream(), options.group(), done.toArray(String[]::new));
-        }
+        done.forEach((stream, ids) -> {
+            if (!ids.isEmpty()) {
+                acked += redis.xack(stream, options.group(), ids.toArray(String[]::new));
+            }
+        });
     }
 
     /**
@@ -193,7 +232,7 @@ public final class TelemetryConsumer {
      * --claim-idle).
      */
     private boolean giveUp(StreamMessage<String, String> entry, Exception error) {
-        long deliveries = deadLetters.deliveries(entry.getId());
+        long deliveries = deadLetters.deliveries(entry.getStream(), entry.getId());
         if (!deadLetters.exhausted(deliveries)) {
             progressOut.printf("entry %s not handled (delivery %d of at most %d), left unacknowledged: %s%n",
                     entry.getId(), deliveries, options.maxDeliveries(), error);
@@ -213,30 +252,39 @@ public final class TelemetryConsumer {
                 lastId.isEmpty() ? "-" : lastId, groupLag());
     }
 
-    /** The group's lag and pending count as Redis reports them (lag from Redis 7.0 on). */
+    /** The group's lag and pending count as Redis reports them (lag from Redis 7.0 on), summed over the streams. */
     private String groupLag() {
+        long lagSum = 0;
+        long pendingSum = 0;
+        boolean lagKnown = true;
+        boolean found = false;
         try {
-            for (Object group : redis.xinfoGroups(options.stream())) {
-                List<?> fields = (List<?>) group;
-                String name = null;
-                Object lag = null;
-                Object pending = null;
-                for (int i = 0; i + 1 < fields.size(); i += 2) {
-                    switch (String.valueOf(fields.get(i))) {
-                        case "name" -> name = String.valueOf(fields.get(i + 1));
-                        case "lag" -> lag = fields.get(i + 1);
-                        case "pending" -> pending = fields.get(i + 1);
-                        default -> {
+            for (String stream : streams) {
+                for (Object group : redis.xinfoGroups(stream)) {
+                    List<?> fields = (List<?>) group;
+                    String name = null;
+                    Object lag = null;
+                    Object pending = null;
+                    for (int i = 0; i + 1 < fields.size(); i += 2) {
+                        switch (String.valueOf(fields.get(i))) {
+                            case "name" -> name = String.valueOf(fields.get(i + 1));
+                            case "lag" -> lag = fields.get(i + 1);
+                            case "pending" -> pending = fields.get(i + 1);
+                            default -> {
+                            }
                         }
                     }
-                }
-                if (options.group().equals(name)) {
-                    return " group-lag=" + (lag == null ? "n/a" : lag) + " group-pending=" + pending;
+                    if (options.group().equals(name)) {
+                        found = true;
+                        lagKnown &= lag instanceof Long;
+                        lagSum += lag instanceof Long n ? n : 0;
+                        pendingSum += pending instanceof Long n ? n : 0;
+                    }
                 }
             }
         } catch (RuntimeException e) {
             return " group-lag=?";
         }
-        return "";
+        return found ? " group-lag=" + (lagKnown ? Long.toString(lagSum) : "n/a") + " group-pending=" + pendingSum : "";
     }
 }

@@ -15,6 +15,7 @@ class ConsumerOptionsTest {
 
         assertThat(o.redisUrl()).isEqualTo("redis://h:1");
         assertThat(o.stream()).isEqualTo("telemetry");
+        assertThat(o.partitions()).as("as the servers' layout key says").isZero();
         assertThat(o.group()).isEqualTo("reference");
         assertThat(o.from()).isEqualTo("0");
         assertThat(o.count()).isEqualTo(500);
@@ -27,12 +28,12 @@ class ConsumerOptionsTest {
     @Test
     void everyOption_thenParsed() {
         ConsumerOptions o = ConsumerOptions.parse(new String[] {"--redis-url", "redis://x:2", "--stream", "ns:telemetry",
-                "--group", "g", "--consumer", "c", "--from", "$", "--count", "10", "--block", "500ms", "--claim-idle",
+                "--partitions", "16", "--group", "g", "--consumer", "c", "--from", "$", "--count", "10", "--block", "500ms", "--claim-idle",
                 "5m", "--progress", "0", "--until-idle", "3s", "--duration", "1h", "--max-entries", "7", "--output",
                 "jsonl", "--max-deliveries", "3", "--dead-letter-stream", "ns:dlq:consumer:g", "--models-hash", "ns:models"},
                 Map.of());
 
-        assertThat(o).isEqualTo(new ConsumerOptions("redis://x:2", "ns:telemetry", "g", "c", "$", 10,
+        assertThat(o).isEqualTo(new ConsumerOptions("redis://x:2", "ns:telemetry", 16, "g", "c", "$", 10,
                 Duration.ofMillis(500), Duration.ofMinutes(5), Duration.ZERO, Duration.ofSeconds(3), Duration.ofHours(1),
                 7, true, 3, "ns:dlq:consumer:g", "ns:models"));
     }
@@ -62,6 +63,8 @@ class ConsumerOptionsTest {
     void badValues_thenOneClearMessage() {
         assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--from", "1"}, Map.of()))
                 .hasMessageContaining("--from must be 0 or $");
+        assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--partitions", "1025"}, Map.of()))
+                .hasMessageContaining("--partitions must be a whole number from 1 to 1024");
         assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--count", "0"}, Map.of()))
                 .hasMessageContaining("--count must be a whole number");
         assertThatThrownBy(() -> ConsumerOptions.parse(new String[] {"--block", "2x"}, Map.of()))

@@ -47,13 +47,13 @@ public final class DeviceLanes {
      *     when {@code stillRunning} turned false while waiting
      */
     boolean submit(StreamEntry entry, java.util.function.BooleanSupplier stillRunning) throws InterruptedException {
-        if (!held.hold(entry.id())) {
+        if (!held.hold(entry.ref())) {
             return false;
         }
         Lane lane = lanes.get(Math.floorMod(entry.imei().hashCode(), lanes.size()));
         while (!lane.offer(entry, 100, TimeUnit.MILLISECONDS)) {
             if (!stillRunning.getAsBoolean()) {
-                held.release(List.of(entry.id()));
+                held.release(List.of(entry.ref()));
                 return false;
             }
         }

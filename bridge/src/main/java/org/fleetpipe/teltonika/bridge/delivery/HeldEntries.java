@@ -4,26 +4,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.fleetpipe.teltonika.bridge.stream.EntryId;
 
 /** The entries this replica read and has not acknowledged yet: touched so no other replica claims them. */
 public final class HeldEntries {
 
-    private final Set<String> ids = ConcurrentHashMap.newKeySet();
+    private final Set<EntryId> entries = ConcurrentHashMap.newKeySet();
 
     /** Returns false when the entry is already held (a claim that returned one of ours). */
-    boolean hold(String id) {
-        return ids.add(id);
+    boolean hold(EntryId entry) {
+        return entries.add(entry);
     }
 
-    void release(List<String> released) {
-        released.forEach(ids::remove);
+    void release(List<EntryId> released) {
+        released.forEach(entries::remove);
     }
 
     public int size() {
-        return ids.size();
+        return entries.size();
     }
 
-    public List<String> snapshot() {
-        return new ArrayList<>(ids);
+    public List<EntryId> snapshot() {
+        return new ArrayList<>(entries);
     }
 }

@@ -14,6 +14,7 @@ import org.fleetpipe.teltonika.bridge.sink.Outcome;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.stream.BridgeDeadLetters;
 import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
+import org.fleetpipe.teltonika.bridge.stream.EntryId;
 import org.fleetpipe.teltonika.bridge.stream.StreamEntry;
 import org.fleetpipe.teltonika.payload.MalformedEntryException;
 import org.slf4j.Logger;
@@ -88,7 +89,7 @@ final class Lane implements Runnable {
                             e.toString(), e);
                 } finally {
                     // Acknowledged ones are gone already; the rest stay pending for redelivery.
-                    held.release(batch.stream().map(StreamEntry::id).toList());
+                    held.release(batch.stream().map(StreamEntry::ref).toList());
                     batch.clear();
                 }
             }
@@ -98,11 +99,11 @@ final class Lane implements Runnable {
         // Read but never started: left pending in the group, for this consumer's restart or a claim.
         List<StreamEntry> left = new ArrayList<>();
         queue.drainTo(left);
-        held.release(left.stream().map(StreamEntry::id).toList());
+        held.release(left.stream().map(StreamEntry::ref).toList());
     }
 
     private void deliver(List<StreamEntry> batch) throws InterruptedException {
-        List<String> done = new ArrayList<>(batch.size());
+        List<EntryId> done = new ArrayList<>(batch.size());
         List<StreamEntry> recordEntries = new ArrayList<>(batch.size());
         List<OutboundRecord> records = new ArrayList<>(batch.size());
         maker.prepare(batch, metrics);
@@ -110,7 +111,7 @@ final class Lane implements Runnable {
         for (StreamEntry entry : batch) {
             if (entry.fields().isEmpty()) {
                 trimmed++;
-                done.add(entry.id());
+                done.add(entry.ref());
                 continue;
             }
             try {
@@ -121,7 +122,7 @@ final class Lane implements Runnable {
                     return;
                 }
                 metrics.malformed();
-                done.add(entry.id());
+                done.add(entry.ref());
             }
         }
         metrics.trimmed(trimmed);
@@ -159,10 +160,10 @@ final class Lane implements Runnable {
                         return;
                     }
                     metrics.refused();
-                    done.add(entry.id());
+                    done.add(entry.ref());
                 } else {
                     delivered++;
-                    done.add(entry.id());
+                    done.add(entry.ref());
                 }
             }
             if (!acknowledge(done)) {
@@ -211,7 +212,7 @@ final class Lane implements Runnable {
     }
 
     /** XACK, retried while Redis is away; false when the stop deadline came first (entries stay pending). */
-    private boolean acknowledge(List<String> ids) throws InterruptedException {
+    private boolean acknowledge(List<EntryId> ids) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
             try {
                 acks.ack(ids);

@@ -24,10 +24,11 @@ public final class BridgeDeadLetters {
         this.maxLength = maxLength;
     }
 
-    /** Writes the entry with {@code dlq_id}, {@code dlq_reason}, {@code dlq_sink} and {@code dlq_at}. */
+    /** Writes the entry with {@code dlq_id}, {@code dlq_stream} (its partition's), {@code dlq_reason}, {@code dlq_sink} and {@code dlq_at}. */
     public void add(StreamEntry entry, String sink, String reason) {
         Map<String, String> fields = new LinkedHashMap<>(entry.fields());
         fields.put("dlq_id", entry.id());
+        fields.put("dlq_stream", entry.stream());
         fields.put("dlq_sink", sink);
         fields.put("dlq_reason", reason.length() <= MAX_REASON_CHARS ? reason
                 : reason.substring(0, MAX_REASON_CHARS) + "...");

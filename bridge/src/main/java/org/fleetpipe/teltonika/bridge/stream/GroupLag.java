@@ -8,7 +8,10 @@ import io.lettuce.core.models.stream.PendingMessages;
 import java.util.List;
 import java.util.Map;
 
-/** How far the group is behind: entries not acknowledged, and the age of the oldest of them. */
+/**
+ * How far the group is behind: entries not acknowledged, and the age of the oldest of them; with
+ * partitions, the entries summed over the streams and the oldest of any.
+ */
 public final class GroupLag {
 
     /** The answer; {@code entries} is -1 when Redis cannot count them (6.2 has no group lag). */
@@ -23,16 +26,27 @@ public final class GroupLag {
     }
 
     public Lag measure(long nowMillis) {
-        Map<String, Object> group = group();
+        long entries = 0;
+        long age = 0;
+        for (String stream : keys.telemetryStreams()) {
+            Lag lag = measure(stream, nowMillis);
+            entries = entries < 0 || lag.entries() < 0 ? -1 : entries + lag.entries();
+            age = Math.max(age, lag.oldestAgeMillis());
+        }
+        return new Lag(entries, age);
+    }
+
+    private Lag measure(String stream, long nowMillis) {
+        Map<String, Object> group = group(stream);
         long pending = number(group.get("pending"));
         Object lag = group.get("lag");
         long entries = lag instanceof Long undelivered ? undelivered + pending : -1;
         String oldest = null;
         if (pending > 0) {
-            PendingMessages summary = redis.xpending(keys.telemetry(), keys.group());
+            PendingMessages summary = redis.xpending(stream, keys.group());
             oldest = summary.getMessageIds().getLower().getValue();
         } else if (group.get("last-delivered-id") instanceof String lastDelivered) {
-            List<StreamMessage<String, String>> next = redis.xrange(keys.telemetry(),
+            List<StreamMessage<String, String>> next = redis.xrange(stream,
                     Range.from(Range.Boundary.excluding(lastDelivered), Range.Boundary.unbounded()), Limit.from(1));
             oldest = next.isEmpty() ? null : next.get(0).getId();
         }
@@ -40,8 +54,8 @@ public final class GroupLag {
         return new Lag(entries, age);
     }
 
-    private Map<String, Object> group() {
-        for (Object info : redis.xinfoGroups(keys.telemetry())) {
+    private Map<String, Object> group(String stream) {
+        for (Object info : redis.xinfoGroups(stream)) {
             Map<String, Object> fields = new java.util.HashMap<>();
             List<?> list = (List<?>) info;
             for (int i = 0; i + 1 < list.size(); i += 2) {

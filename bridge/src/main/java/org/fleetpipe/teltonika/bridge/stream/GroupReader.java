@@ -8,61 +8,105 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * This replica's reads in the consumer group: its own pending entries (given to it before a
- * restart and never acknowledged), new entries, and entries a dead replica left behind. Runs on
- * one connection of its own, because XREADGROUP blocks it.
+ * This replica's reads in the consumer group, on every telemetry stream (one, or one per
+ * partition): its own pending entries (given to it before a restart and never acknowledged), new
+ * entries, and entries a dead replica left behind. Runs on one connection of its own, because
+ * XREADGROUP blocks it.
  */
 public final class GroupReader {
 
+    private static final String START = "0-0";
+
     private final RedisCommands<String, String> redis;
-    private final StreamKeys keys;
+    private final List<String> streams;
     private final Consumer<String> me;
-    private String ownPendingCursor = "0-0";
-    private String claimCursor = "0-0";
+    /** The streams whose own pending entries are not all read yet, each with the last id read. */
+    private final Map<String, String> ownPendingCursors = new LinkedHashMap<>();
+    private final String[] claimCursors;
+    private int claimStream;
 
     public GroupReader(RedisCommands<String, String> redis, StreamKeys keys, String consumerName) {
         this.redis = redis;
-        this.keys = keys;
+        this.streams = keys.telemetryStreams();
         this.me = Consumer.from(keys.group(), consumerName);
+        streams.forEach(stream -> ownPendingCursors.put(stream, START));
+        this.claimCursors = new String[streams.size()];
+        Arrays.fill(claimCursors, START);
     }
 
-    /** The next page of entries this consumer was given earlier and never acknowledged; empty when done. */
+    /**
+     * The next page of entries this consumer was given earlier and never acknowledged, up to
+     * {@code count} of each stream not finished yet, in one XREADGROUP; empty when done.
+     */
+    @SuppressWarnings("unchecked")
     public List<StreamEntry> ownPending(int count) {
-        List<StreamMessage<String, String>> page = redis.xreadgroup(me, XReadArgs.Builder.count(count),
-                XReadArgs.StreamOffset.from(keys.telemetry(), ownPendingCursor));
-        List<StreamEntry> entries = convert(page);
-        if (!entries.isEmpty()) {
-            ownPendingCursor = entries.get(entries.size() - 1).id();
+        if (ownPendingCursors.isEmpty()) {
+            return List.of();
         }
+        XReadArgs.StreamOffset<String>[] offsets = ownPendingCursors.entrySet().stream()
+                .map(cursor -> XReadArgs.StreamOffset.from(cursor.getKey(), cursor.getValue()))
+                .toArray(XReadArgs.StreamOffset[]::new);
+        List<StreamEntry> entries = convert(redis.xreadgroup(me, XReadArgs.Builder.count(count), offsets));
+        Set<String> answered = new HashSet<>();
+        for (StreamEntry entry : entries) {
+            ownPendingCursors.put(entry.stream(), entry.id());
+            answered.add(entry.stream());
+        }
+        // A stream that gave nothing after its cursor has no more pending entries of ours.
+        ownPendingCursors.keySet().retainAll(answered);
         return entries;
     }
 
-    /** Entries never delivered to the group, waiting up to {@code block} for some. */
+    /**
+     * Entries never delivered to the group, from every stream in one XREADGROUP, waiting up to
+     * {@code block} for some; about {@code count} in all (Redis takes COUNT per stream).
+     */
+    @SuppressWarnings("unchecked")
     public List<StreamEntry> next(int count, Duration block) {
-        return convert(redis.xreadgroup(me, XReadArgs.Builder.count(count).block(block),
-                XReadArgs.StreamOffset.lastConsumed(keys.telemetry())));
+        int perStream = Math.max(1, (count + streams.size() - 1) / streams.size());
+        XReadArgs.StreamOffset<String>[] offsets = streams.stream().map(XReadArgs.StreamOffset::lastConsumed)
+                .toArray(XReadArgs.StreamOffset[]::new);
+        return convert(redis.xreadgroup(me, XReadArgs.Builder.count(perStream).block(block), offsets));
     }
 
     /**
      * Takes over entries that any consumer of the group (a dead replica) held longer than
-     * {@code minIdle} without acknowledging them; one page per call, walking the whole pending list.
+     * {@code minIdle} without acknowledging them, walking the streams' pending lists in turn (a
+     * cursor per stream): returns once it has {@code count} entries, or fewer when it went round
+     * every stream once.
      */
     public List<StreamEntry> claimAbandoned(Duration minIdle, int count) {
-        ClaimedMessages<String, String> claimed = redis.xautoclaim(keys.telemetry(),
-                XAutoClaimArgs.Builder.xautoclaim(me, minIdle, claimCursor).count(count));
-        claimCursor = claimed.getId();
-        return convert(claimed.getMessages());
+        List<StreamEntry> claimed = new ArrayList<>();
+        int finished = 0;
+        // Bounded: an XAUTOCLAIM page that claims nothing still moves its cursor on.
+        for (int calls = 0; claimed.size() < count && finished < streams.size() && calls < 4 * streams.size() + 16;
+             calls++) {
+            String stream = streams.get(claimStream);
+            ClaimedMessages<String, String> page = redis.xautoclaim(stream, XAutoClaimArgs.Builder
+                    .xautoclaim(me, minIdle, claimCursors[claimStream]).count(count - claimed.size()));
+            claimed.addAll(convert(page.getMessages()));
+            claimCursors[claimStream] = page.getId();
+            if (START.equals(page.getId())) {
+                claimStream = (claimStream + 1) % streams.size();
+                finished++;
+            }
+        }
+        return claimed;
     }
 
     private static List<StreamEntry> convert(List<StreamMessage<String, String>> messages) {
         List<StreamEntry> entries = new ArrayList<>(messages.size());
         for (StreamMessage<String, String> message : messages) {
             Map<String, String> body = message.getBody();
-            entries.add(new StreamEntry(message.getId(), body == null ? Map.of() : body));
+            entries.add(new StreamEntry(message.getStream(), message.getId(), body == null ? Map.of() : body));
         }
         return entries;
     }

@@ -8,13 +8,16 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * Creates the consumer group, or with {@code --from} sets it to a past point for a replay. A point
- * before the oldest entry still in the stream is refused: those records are gone, and starting
- * later than asked without saying so would pass for a complete replay.
+ * Creates the consumer group, or with {@code --from} sets it to a past point for a replay, on every
+ * telemetry stream (each partition's: the same point in time on each). A point before the oldest
+ * entry still in any of the streams is refused before any group is touched: those records are gone,
+ * and starting later than asked without saying so would pass for a complete replay.
  */
 public final class GroupStart {
 
@@ -45,21 +48,39 @@ public final class GroupStart {
      * @return a line saying what was done, for the start log
      */
     public static String apply(RedisCommands<String, String> redis, StreamKeys keys, Optional<String> from) {
-        String stream = keys.telemetry();
+        List<String> streams = keys.telemetryStreams();
         if (from.isPresent()) {
-            refuseTrimmed(redis, stream, from.get());
+            for (String stream : streams) {
+                refuseTrimmed(redis, stream, from.get());
+            }
         }
+        Map<String, Integer> outcomes = new TreeMap<>();
+        for (String stream : streams) {
+            outcomes.merge(apply(redis, stream, keys.group(), from), 1, Integer::sum);
+        }
+        if (streams.size() == 1) {
+            return "group=" + keys.group() + " " + outcomes.keySet().iterator().next();
+        }
+        // "created at=end partitions=16", or "created at=end=3 exists=13 partitions=16" when they differ.
+        return "group=" + keys.group() + " " + (outcomes.size() == 1 ? outcomes.keySet().iterator().next()
+                : outcomes.entrySet().stream().map(o -> o.getKey() + "=" + o.getValue())
+                        .collect(java.util.stream.Collectors.joining(" "))) + " partitions=" + streams.size();
+    }
+
+    /** The group on one stream; says what was done. */
+    private static String apply(RedisCommands<String, String> redis, String stream, String group,
+                                Optional<String> from) {
         String startId = from.map(GroupStart::justBefore).orElse("$");
         try {
-            redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, startId), keys.group(),
+            redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, startId), group,
                     XGroupCreateArgs.Builder.mkstream());
-            return "group=" + keys.group() + " created at=" + (from.isPresent() ? from.get() : "end");
+            return "created at=" + (from.isPresent() ? from.get() : "end");
         } catch (RedisBusyException exists) {
             if (from.isEmpty()) {
-                return "group=" + keys.group() + " exists";
+                return "exists";
             }
-            redis.xgroupSetid(XReadArgs.StreamOffset.from(stream, startId), keys.group());
-            return "group=" + keys.group() + " moved to=" + from.get() + " (replay)";
+            redis.xgroupSetid(XReadArgs.StreamOffset.from(stream, startId), group);
+            return "moved to=" + from.get() + " (replay)";
         }
     }
 
@@ -70,8 +91,8 @@ public final class GroupStart {
         List<StreamMessage<String, String>> oldest = redis.xrange(stream, io.lettuce.core.Range.create("-", "+"),
                 io.lettuce.core.Limit.from(1));
         if (!oldest.isEmpty() && compare(oldest.get(0).getId(), from) > 0 && !isStreamStart(redis, stream)) {
-            throw new IllegalArgumentException("--from " + from + " is before the oldest entry still in the stream ("
-                    + oldest.get(0).getId() + "): the records before it were trimmed. Start at --from 0 for all that"
+            throw new IllegalArgumentException("--from " + from + " is before the oldest entry still in the stream "
+                    + stream + " (" + oldest.get(0).getId() + "): the records before it were trimmed. Start at --from 0 for all that"
                     + " is left, or keep a replay window with the servers' TELEMETRY_RETENTION_MIN_AGE.");
         }
     }

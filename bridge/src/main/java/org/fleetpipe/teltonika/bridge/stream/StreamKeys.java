@@ -1,10 +1,38 @@
 package org.fleetpipe.teltonika.bridge.stream;
 
-/** The Redis keys a bridge reads and writes, with the servers' {@code REDIS_NAMESPACE} in front. */
-public record StreamKeys(String namespace, String group) {
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+import org.fleetpipe.teltonika.payload.TelemetryLayout;
 
-    public String telemetry() {
-        return namespace + "telemetry";
+/**
+ * The Redis keys a bridge reads and writes, with the servers' {@code REDIS_NAMESPACE} in front;
+ * the telemetry is the one stream or, partitioned, one stream per partition (TELEMETRY.md, "Partitions").
+ */
+public record StreamKeys(String namespace, String group, int partitions) {
+
+    /** The unpartitioned layout: the one stream {@code telemetry}. */
+    public StreamKeys(String namespace, String group) {
+        this(namespace, group, 1);
+    }
+
+    /**
+     * The keys of the layout the servers wrote: {@code partitions} when more than 0 (the operator
+     * said so), else the layout key {@code telemetry:partitions}, 1 when absent.
+     */
+    public static StreamKeys read(RedisCommands<String, String> redis, String namespace, String group,
+                                  int partitions) {
+        int count = partitions > 0 ? partitions
+                : TelemetryLayout.parsePartitions(redis.get(TelemetryLayout.partitionsKey(namespace + "telemetry")));
+        return new StreamKeys(namespace, group, count);
+    }
+
+    public TelemetryLayout layout() {
+        return new TelemetryLayout(namespace + "telemetry", partitions);
+    }
+
+    /** Every stream the group reads: {@code telemetry}, or {@code telemetry:{0}} .. {@code telemetry:{P-1}}. */
+    public List<String> telemetryStreams() {
+        return layout().streams();
     }
 
     /** The bridge's dead-letter stream: one per group, so two sinks never mix their refusals. */

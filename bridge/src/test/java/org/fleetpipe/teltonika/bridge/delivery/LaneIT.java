@@ -107,7 +107,7 @@ class LaneIT {
                     new Backoff(Duration.ofMillis(10), Duration.ofMillis(50)), held, metrics);
             for (var message : redis.xreadgroup(Consumer.from("g", "c"), XReadArgs.Builder.count(100),
                     XReadArgs.StreamOffset.lastConsumed("telemetry"))) {
-                lanes.submit(new StreamEntry(message.getId(), message.getBody()), () -> true);
+                lanes.submit(new StreamEntry(message.getStream(), message.getId(), message.getBody()), () -> true);
             }
             // Started once every entry is queued: the first batch holds them all.
             lanes.start();
