@@ -12,7 +12,8 @@
 --             its TTL starts again and its last record time is set, so it lives as long as the
 --             device sends; the server asks at most every 10 s per connection (ResendGuard). It is
 --             never created here (it would lack the login's fields; a device that only ever sent
---             over UDP has none)
+--             over UDP has none). On a Redis Cluster with partitions the hash is in another slot:
+--             the stream's key stands here, and flag 2 is never set (the server refreshes it apart)
 --   recent    the device's most recent record identities (a set of 64-bit integers, so Redis keeps
 --             it compact as an intset); when it holds the per-device cap it is renamed to previous
 --   previous  the generation before: checked, never added to, replaced at the next rename. So the

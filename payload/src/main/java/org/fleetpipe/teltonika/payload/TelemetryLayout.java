@@ -50,13 +50,17 @@ public record TelemetryLayout(String stream, int partitions) {
                 + MAX_PARTITIONS);
     }
 
-    /** The stream of partition {@code p}: the plain stream when P = 1, else {@code <stream>:{p}}. */
+    /**
+     * The stream of partition {@code p}: the plain stream when P = 1, else {@code <stream>:{p}}
+     * with the braces of a namespace's hash tag taken out of {@code <stream>}.
+     */
     public String stream(int partition) {
         if (partition < 0 || partition >= partitions) {
             throw new IndexOutOfBoundsException("partition " + partition + " of " + partitions);
         }
-        // The braces make p the Redis Cluster hash tag: a partition's keys share a slot.
-        return partitions == 1 ? stream : stream + ":{" + partition + "}";
+        // The braces make p the Redis Cluster hash tag: a partition's keys share a slot. A namespace's
+        // own tag ({fleet}:, every other key's slot on a cluster) is left out: Redis hashes the first.
+        return partitions == 1 ? stream : stream.replace("{", "").replace("}", "") + ":{" + partition + "}";
     }
 
     /** Every partition's stream, partition 0 first. */

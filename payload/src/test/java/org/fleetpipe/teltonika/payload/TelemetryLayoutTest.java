@@ -40,4 +40,12 @@ class TelemetryLayoutTest {
         assertThatThrownBy(() -> TelemetryLayout.parsePartitions("x")).hasMessageContaining("'x'");
         assertThatThrownBy(() -> new TelemetryLayout("telemetry", 1025)).hasMessageContaining("1..1024");
     }
+
+    @Test
+    void aNamespacesHashTagIsLeftOutOfThePartitionStreams_asTheServersWriteThem() {
+        TelemetryLayout layout = new TelemetryLayout("{fleet}:telemetry", 8);
+        assertThat(layout.stream(3)).isEqualTo("fleet:telemetry:{3}");
+        assertThat(TelemetryLayout.partitionsKey("{fleet}:telemetry")).isEqualTo("{fleet}:telemetry:partitions");
+        assertThat(new TelemetryLayout("{fleet}:telemetry", 1).stream(0)).isEqualTo("{fleet}:telemetry");
+    }
 }

@@ -468,8 +468,10 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                     String device = imei.value();
                     String stream = keys.telemetryOf(device);
                     firstStream = firstStream == null ? stream : firstStream;
-                    args.text(stream).text(keys.deviceInfo(device)).text(keys.dedupRecent(device))
-                            .text(keys.dedupPrevious(device));
+                    // Per partition on a cluster, the info hash is in another slot and refreshed apart:
+                    // the stream stands in for it, never touched (Redis refuses a call whose keys span slots).
+                    args.text(stream).text(callPerPartition ? stream : keys.deviceInfo(device))
+                            .text(keys.dedupRecent(device)).text(keys.dedupPrevious(device));
                 }
                 args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
                         .number(items.size()).append(gathered.args);
