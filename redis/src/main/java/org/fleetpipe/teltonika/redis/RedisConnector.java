@@ -14,6 +14,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -23,6 +24,7 @@ import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,6 +42,11 @@ public final class RedisConnector implements AutoCloseable {
     private final StatefulConnection<String, String> connection;
     private final RedisClusterAsyncCommands<String, String> async;
     private final RedisClusterCommands<String, String> sync;
+    /** On a cluster: the first seed, whose login and TLS every node shares. */
+    private final RedisURI seed;
+    private final Duration commandTimeout;
+    private final int requestQueueSize;
+    private RedisClient nodeClient;
 
     private RedisConnector(ClientResources resources, RedisClient client,
                            StatefulRedisConnection<String, String> connection) {
@@ -48,15 +55,22 @@ public final class RedisConnector implements AutoCloseable {
         this.connection = connection;
         this.async = connection.async();
         this.sync = connection.sync();
+        this.seed = null;
+        this.commandTimeout = null;
+        this.requestQueueSize = 0;
     }
 
     private RedisConnector(ClientResources resources, RedisClusterClient client,
-                           StatefulRedisClusterConnection<String, String> connection) {
+                           StatefulRedisClusterConnection<String, String> connection, RedisURI seed,
+                           Duration commandTimeout, int requestQueueSize) {
         this.resources = resources;
         this.client = client;
         this.connection = connection;
         this.async = connection.async();
         this.sync = connection.sync();
+        this.seed = seed;
+        this.commandTimeout = commandTimeout;
+        this.requestQueueSize = requestQueueSize;
     }
 
     /** Connects, failing if Redis does not answer within {@code commandTimeout}. */
@@ -83,13 +97,7 @@ public final class RedisConnector implements AutoCloseable {
         RedisURI uri = RedisURI.create(url);
         uri.setTimeout(commandTimeout);
         RedisClient client = RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(requestQueueSize)
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .build());
+        client.setOptions(standaloneOptions(commandTimeout, requestQueueSize));
         try {
             return new RedisConnector(resources, client, client.connect());
         } catch (RuntimeException e) {
@@ -123,12 +131,58 @@ public final class RedisConnector implements AutoCloseable {
                         .build())
                 .build());
         try {
-            return new RedisConnector(resources, client, client.connect());
+            return new RedisConnector(resources, client, client.connect(), seeds.get(0), commandTimeout,
+                    requestQueueSize);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
             resources.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    private static ClientOptions standaloneOptions(Duration commandTimeout, int requestQueueSize) {
+        return ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(requestQueueSize)
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .build();
+    }
+
+    /**
+     * On a cluster: the node that serves {@code slot} as primary now, as this client last saw the
+     * topology, with the seed's login and TLS; empty while no node serves it (a failover).
+     */
+    public Optional<RedisURI> primaryFor(int slot) {
+        RedisClusterNode node = ((StatefulRedisClusterConnection<String, String>) connection).getPartitions()
+                .getMasterBySlot(slot);
+        if (node == null || node.getUri() == null || node.is(RedisClusterNode.NodeFlag.FAIL)) {
+            return Optional.empty();
+        }
+        RedisURI uri = RedisURI.create(node.getUri().getHost(), node.getUri().getPort());
+        uri.setSsl(seed.isSsl());
+        uri.setVerifyPeer(seed.getVerifyMode());
+        uri.setCredentialsProvider(seed.getCredentialsProvider());
+        uri.setTimeout(commandTimeout);
+        return Optional.of(uri);
+    }
+
+    /** On a cluster: asks the nodes for the topology again, in the background (after a write met a moved slot). */
+    public void refreshTopology() {
+        ((RedisClusterClient) client).refreshPartitionsAsync();
+    }
+
+    /**
+     * On a cluster: a client for connections of their own to single nodes (a WAIT must run on the
+     * connection that wrote), with the shared connection's options.
+     */
+    public synchronized RedisClient nodeClient() {
+        if (nodeClient == null) {
+            nodeClient = RedisClient.create(resources);
+            nodeClient.setOptions(standaloneOptions(commandTimeout, requestQueueSize));
+        }
+        return nodeClient;
     }
 
     /**
@@ -193,6 +247,11 @@ public final class RedisConnector implements AutoCloseable {
     @Override
     public void close() {
         connection.close();
+        synchronized (this) {
+            if (nodeClient != null) {
+                nodeClient.shutdown(0, 2, TimeUnit.SECONDS);
+            }
+        }
         client.shutdown(0, 2, TimeUnit.SECONDS);
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }

@@ -7,7 +7,6 @@ import static org.fleetpipe.teltonika.server.config.SettingValues.longIn;
 import static org.fleetpipe.teltonika.server.config.SettingValues.notNegative;
 import static org.fleetpipe.teltonika.server.config.SettingValues.oneOf;
 import static org.fleetpipe.teltonika.server.config.SettingValues.positive;
-import static org.fleetpipe.teltonika.server.config.SettingValues.refuse;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
@@ -105,14 +104,8 @@ public final class SettingsLoader {
         oneOf(c, "log.format", "text", "json");
         oneOf(c, "log.level", LOG_LEVELS);
         ListenerSettings listeners = ListenerSettings.from(c);
-        RedisSettings redis = RedisSettings.from(c);
-        TelemetrySettings telemetry = TelemetrySettings.from(c);
-        if (redis.cluster() && telemetry.ackReplicas() > 0) {
-            // WAIT must go to the primary each packet was written to; not built for a cluster yet.
-            throw refuse(c, "telemetry.ack-replicas", "is not supported on a Redis Cluster yet: 0 there");
-        }
-        return new ServerSettings(listeners, redis, InstanceSettings.from(c), DeviceSettings.from(c),
-                telemetry, commands(c), ops(c), janitor(c), HttpSettings.from(c, listeners.bindAddress()),
+        return new ServerSettings(listeners, RedisSettings.from(c), InstanceSettings.from(c), DeviceSettings.from(c),
+                TelemetrySettings.from(c), commands(c), ops(c), janitor(c), HttpSettings.from(c, listeners.bindAddress()),
                 ShutdownSettings.from(c));
     }
 

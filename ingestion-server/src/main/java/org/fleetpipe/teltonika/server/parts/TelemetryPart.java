@@ -1,8 +1,11 @@
 package org.fleetpipe.teltonika.server.parts;
 
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
+import java.util.Optional;
+import org.fleetpipe.teltonika.redis.RedisConnector;
 import org.fleetpipe.teltonika.redis.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
@@ -15,6 +18,7 @@ import org.fleetpipe.teltonika.server.ingest.RecordValidityMetrics;
 import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.ReplicaAckBatcher;
+import org.fleetpipe.teltonika.server.ingest.ShardReplicaAcks;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
 import org.fleetpipe.teltonika.server.ingest.TelemetryLanes;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteMetrics;
@@ -40,6 +44,7 @@ public final class TelemetryPart implements Part {
     private StatefulRedisConnection<String, String> durableConnection;
     private TelemetryLanes lanes;
     private ReplicaAckBatcher replicaAcks;
+    private ShardReplicaAcks shardAcks;
     private TelemetryBackpressure backpressure;
     private StreamRetention retention;
     private StreamHealth health;
@@ -85,6 +90,26 @@ public final class TelemetryPart implements Part {
                 settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl());
         TelemetryEntryMapper mapper = new TelemetryEntryMapper(instance.identity()::id,
                 new RecordValidity(settings.telemetry().clockSkewFuture(), RecordValidityMetrics.bind(shared.registry())));
+        if (settings.telemetry().ackReplicas() > 0 && redis.connector().isCluster()) {
+            // Per node: the WAIT must run on the connection that wrote, to the shard's primary.
+            RedisConnector connector = redis.connector();
+            shardAcks = new ShardReplicaAcks(keys, new ShardReplicaAcks.Topology() {
+                @Override
+                public Optional<RedisURI> primaryFor(int slot) {
+                    return connector.primaryFor(slot);
+                }
+
+                @Override
+                public void refresh() {
+                    connector.refreshTopology();
+                }
+            }, connector.nodeClient(), (connection, epoch) -> new ReplicaAckBatcher(
+                    new RedisTelemetryWriter(connection.async(), keys, mapper, writeSettings, null, true),
+                    connection.async()::waitForReplication, epoch, settings.telemetry().ackReplicas(),
+                    settings.telemetry().ackReplicasTimeout(), shared.metrics()::replicaShortfall));
+            shardAcks.openAll(settings.redis().commandTimeout());
+            return shardAcks;
+        }
         if (settings.telemetry().ackReplicas() > 0) {
             // WAIT blocks its connection, so these writes and their WAITs get one of their own.
             ConnectionEpoch epoch = new ConnectionEpoch();
@@ -127,7 +152,8 @@ public final class TelemetryPart implements Part {
 
     /** Whether replicas failed to confirm writes lately (ACK_REPLICAS): packets then get no ACK. */
     boolean replicasBehind() {
-        return replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5));
+        return (replicaAcks != null && replicaAcks.behindWithin(Duration.ofSeconds(5)))
+                || (shardAcks != null && shardAcks.behindWithin(Duration.ofSeconds(5)));
     }
 
     @Override
@@ -147,6 +173,9 @@ public final class TelemetryPart implements Part {
             case CLOSE_REDIS -> {
                 if (durableConnection != null) {
                     durableConnection.close();
+                }
+                if (shardAcks != null) {
+                    shardAcks.close();
                 }
                 if (lanes != null) {
                     lanes.close();

@@ -260,7 +260,7 @@ class SettingsLoaderTest {
     }
 
     @Test
-    void load_whenRedisClusterUrl_thenTheNamespaceMustHoldAHashTag_andAckReplicasWaits() {
+    void load_whenRedisClusterUrl_thenTheNamespaceMustHoldAHashTag() {
         String url = "redis-cluster://:pw@10.0.0.1:7000,10.0.0.2:7001";
         ServerSettings s = SettingsLoader.load(Map.of("redis.url", url, "redis.namespace", "{fleet}:"));
         assertThat(s.redis().cluster()).isTrue();
@@ -270,9 +270,6 @@ class SettingsLoaderTest {
                 .hasMessageContaining("hash tag");
         assertThatThrownBy(() -> SettingsLoader.load(Map.of("redis.url", url, "redis.namespace", "{}:")))
                 .hasMessageContaining("hash tag");
-        assertThatThrownBy(() -> SettingsLoader.load(Map.of("redis.url", url, "redis.namespace", "{fleet}:",
-                "telemetry.ack-replicas", 1))).hasMessageContaining("telemetry.ack-replicas")
-                .hasMessageContaining("Redis Cluster");
         assertThatThrownBy(() -> SettingsLoader.load(Map.of("redis.url", "redis-cluster://10.0.0.1:7000/3",
                 "redis.namespace", "{fleet}:"))).hasMessageContaining("not a valid Redis Cluster URL");
     }

@@ -16,8 +16,11 @@ public final class RedisClusterExtension implements BeforeAllCallback, BeforeEac
 
     /** The test class's cluster, for other extensions; starts it on first use. */
     public static LocalRedisCluster cluster(ExtensionContext context) {
-        return classContext(context).getStore(NAMESPACE)
-                .getOrComputeIfAbsent(Provision.class, key -> new Provision(), Provision.class)
+        ExtensionContext owner = classContext(context);
+        WithRedisCluster wanted = owner.getRequiredTestClass().getAnnotation(WithRedisCluster.class);
+        int replicas = wanted == null ? 1 : wanted.replicasPerPrimary();
+        return owner.getStore(NAMESPACE)
+                .getOrComputeIfAbsent(Provision.class, key -> new Provision(replicas), Provision.class)
                 .get();
     }
 
@@ -53,8 +56,13 @@ public final class RedisClusterExtension implements BeforeAllCallback, BeforeEac
 
     // Remembers a failure so that each later test of the class fails at once with the same reason.
     private static final class Provision implements AutoCloseable {
+        private final int replicasPerPrimary;
         private LocalRedisCluster cluster;
         private RuntimeException failure;
+
+        Provision(int replicasPerPrimary) {
+            this.replicasPerPrimary = replicasPerPrimary;
+        }
 
         synchronized LocalRedisCluster get() {
             Assumptions.assumeTrue(LocalRedisCluster.findBinary().isPresent(),
@@ -63,7 +71,7 @@ public final class RedisClusterExtension implements BeforeAllCallback, BeforeEac
             if (cluster == null) {
                 if (failure == null) {
                     try {
-                        cluster = LocalRedisCluster.builder().build().start();
+                        cluster = LocalRedisCluster.builder().replicasPerPrimary(replicasPerPrimary).build().start();
                     } catch (RuntimeException e) {
                         failure = e;
                     }

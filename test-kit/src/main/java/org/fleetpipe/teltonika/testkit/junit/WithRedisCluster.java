@@ -11,7 +11,7 @@ import org.fleetpipe.teltonika.testkit.cluster.LocalRedisCluster;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Gives the annotated test class a real Redis Cluster of its own (3 primaries, 3 replicas; see
+ * Gives the annotated test class a real Redis Cluster of its own (3 primaries, 3 replicas by default; see
  * {@link LocalRedisCluster}), started before its first test, emptied before each test and killed after its last,
  * and injects {@link LocalRedisCluster} parameters. The class is skipped where no redis-server binary exists.
  *
@@ -23,4 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @ExtendWith(RedisClusterExtension.class)
 public @interface WithRedisCluster {
+
+    /** Replicas of each of the 3 primaries: 2 leaves a promoted replica with a replica of its own. */
+    int replicasPerPrimary() default 1;
 }
