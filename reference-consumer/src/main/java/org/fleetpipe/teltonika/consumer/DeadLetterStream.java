@@ -4,7 +4,7 @@ import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAddArgs;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.PendingMessage;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,10 +24,10 @@ final class DeadLetterStream {
     /** The error text is cut here: a stack of causes or a huge message must not bloat Redis. */
     static final int MAX_ERROR_CHARS = 1_000;
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final ConsumerOptions options;
 
-    DeadLetterStream(RedisCommands<String, String> redis, ConsumerOptions options) {
+    DeadLetterStream(RedisClusterCommands<String, String> redis, ConsumerOptions options) {
         this.redis = redis;
         this.options = options;
     }

@@ -1,7 +1,12 @@
 package org.fleetpipe.teltonika.consumer;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintStream;
 import java.time.Duration;
 import org.fleetpipe.teltonika.payload.IoDictionary;
@@ -30,15 +35,20 @@ public final class ReferenceConsumerMain {
             return 2;
         }
         PrintStream progress = options.jsonLines() ? err : out;
-        RedisClient client = RedisClient.create(options.redisUrl());
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+        boolean cluster = ClusterSeed.is(options.redisUrl());
+        AbstractRedisClient client = cluster ? RedisClusterClient.create(ClusterSeed.of(options.redisUrl()))
+                : RedisClient.create(options.redisUrl());
+        try (StatefulConnection<String, String> connection = cluster ? ((RedisClusterClient) client).connect()
+                : ((RedisClient) client).connect()) {
             // BLOCK holds the connection: the command timeout must outlast it.
             connection.setTimeout(options.block().plusSeconds(10));
+            RedisClusterCommands<String, String> redis = connection instanceof StatefulRedisClusterConnection<String, String> c
+                    ? c.sync() : ((StatefulRedisConnection<String, String>) connection).sync();
             // The handler runs between reads on the consumer's one thread: its HGETs share the connection.
             EntryHandler handler = options.jsonLines() ? new JsonLinesHandler(out, new RecordPayload(IoDictionary.load()),
-                    new DeviceModelCache(imei -> connection.sync().hget(options.modelsHash(), imei), MODEL_TTL,
+                    new DeviceModelCache(imei -> redis.hget(options.modelsHash(), imei), MODEL_TTL,
                             System::nanoTime)) : entry -> { };
-            TelemetryConsumer consumer = new TelemetryConsumer(connection.sync(), options, handler, progress);
+            TelemetryConsumer consumer = new TelemetryConsumer(redis, cluster, options, handler, progress);
             Thread stopper = new Thread(consumer::stop, "stop");
             Runtime.getRuntime().addShutdownHook(stopper);
             try {

@@ -6,7 +6,7 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -35,7 +35,10 @@ public final class TelemetryConsumer {
 
     private static final String START = "0-0";
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
+    /** A Redis Cluster: one XREADGROUP may name keys of one slot only, so each partition is read apart. */
+    private final boolean cluster;
+    private int waitTurn;
     private final ConsumerOptions options;
     private final EntryHandler handler;
     private final PrintStream progressOut;
@@ -54,9 +57,16 @@ public final class TelemetryConsumer {
     /** The streams read: the one stream, or every partition's; known once {@link #run()} started. */
     private List<String> streams = List.of();
 
-    public TelemetryConsumer(RedisCommands<String, String> redis, ConsumerOptions options, EntryHandler handler,
+    public TelemetryConsumer(RedisClusterCommands<String, String> redis, ConsumerOptions options, EntryHandler handler,
                              PrintStream progressOut) {
+        this(redis, false, options, handler, progressOut);
+    }
+
+    /** As above; {@code cluster}: {@code redis} is a Redis Cluster connection. */
+    public TelemetryConsumer(RedisClusterCommands<String, String> redis, boolean cluster, ConsumerOptions options,
+                             EntryHandler handler, PrintStream progressOut) {
         this.redis = redis;
+        this.cluster = cluster;
         this.options = options;
         this.handler = handler;
         this.progressOut = progressOut;
@@ -90,9 +100,7 @@ public final class TelemetryConsumer {
                 claimAbandoned();
                 nextClaimAt = now + Math.max(Duration.ofSeconds(1).toNanos(), options.claimIdle().toNanos() / 2);
             }
-            List<StreamMessage<String, String>> batch = redis.xreadgroup(me,
-                    XReadArgs.Builder.count(options.count()).block(options.block()),
-                    newEntries());
+            List<StreamMessage<String, String>> batch = readNew();
             now = System.nanoTime();
             if (!batch.isEmpty()) {
                 lastNewAt = now;
@@ -136,6 +144,29 @@ public final class TelemetryConsumer {
         int partitions = options.partitions() > 0 ? options.partitions()
                 : TelemetryLayout.parsePartitions(redis.get(TelemetryLayout.partitionsKey(options.stream())));
         return new TelemetryLayout(options.stream(), partitions);
+    }
+
+    /**
+     * New entries: one XREADGROUP over every stream, waiting up to --block. On a cluster with
+     * several partitions each is read on its own without waiting, and only a round that found
+     * nothing waits, on one partition in turn, for --block shared among them.
+     */
+    private List<StreamMessage<String, String>> readNew() {
+        if (!cluster || streams.size() == 1) {
+            return redis.xreadgroup(me, XReadArgs.Builder.count(options.count()).block(options.block()), newEntries());
+        }
+        List<StreamMessage<String, String>> batch = new ArrayList<>();
+        for (String stream : streams) {
+            batch.addAll(redis.xreadgroup(me, XReadArgs.Builder.count(options.count()),
+                    XReadArgs.StreamOffset.lastConsumed(stream)));
+        }
+        if (batch.isEmpty()) {
+            String stream = streams.get(waitTurn++ % streams.size());
+            Duration wait = options.block().dividedBy(streams.size());
+            batch.addAll(redis.xreadgroup(me, XReadArgs.Builder.count(options.count())
+                    .block(wait.isZero() ? Duration.ofMillis(1) : wait), XReadArgs.StreamOffset.lastConsumed(stream)));
+        }
+        return batch;
     }
 
     /** '>' on every stream: Redis answers with up to --count entries of each stream that has some. */

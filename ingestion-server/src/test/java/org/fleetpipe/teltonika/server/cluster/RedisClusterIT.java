@@ -44,8 +44,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Two servers on a real Redis Cluster (3 primaries, 3 replicas, started by the fixture) with the
  * telemetry in 8 partitions: records land in their device's partition, spread over the primaries,
- * in order and once; a command posted to one server reaches the device on the other; the janitor
- * evicts a dead instance's registry entries; retention measures every partition.
+ * in order and once; a command posted to one server reaches the device on the other; a server
+ * process killed with SIGKILL has exactly its devices evicted by the survivor's janitor.
  */
 @WithRedisCluster
 class RedisClusterIT {
@@ -190,17 +190,41 @@ class RedisClusterIT {
     }
 
     @Test
-    void theJanitorEvictsADeadInstancesDevices_andKeepsTheLiveOnes() throws Exception {
-        IngestionServer a = server("a", Map.of("janitor.interval", "1s"));
-        String live = TestImeis.OTHER;
-        device(a, live);
-        // What a crashed instance leaves: its registry entries and its id, no heartbeat.
-        redis.hset(NAMESPACE + "connections:registry", Map.of(TestImeis.numbered(1), "dead-1",
-                TestImeis.numbered(2), "dead-1"));
-        redis.zadd(NAMESPACE + "instance:ids", 1, "dead-1");
+    void aServerProcessKilledWithSigkill_theSurvivorsJanitorEvictsExactlyItsDevices() throws Exception {
+        List<ServerProcess> processes = new ArrayList<>();
+        try {
+            for (String id : List.of("k1", "k2")) {
+                processes.add(ServerProcess.start(Map.of("REDIS_URL", cluster.uri(), "REDIS_NAMESPACE", NAMESPACE,
+                        "TELEMETRY_PARTITIONS", Integer.toString(PARTITIONS), "INSTANCE_ID", id,
+                        "HEARTBEAT_TTL_MS", "3000", "HEARTBEAT_INTERVAL_MS", "1000", "JANITOR_INTERVAL_MS", "1000",
+                        "API_TOKEN", TOKEN)));
+            }
+            for (int s = 0; s < processes.size(); s++) {
+                for (int d = 0; d < 4; d++) {
+                    DeviceClient device = DeviceClient.connect(processes.get(s).tcpPort);
+                    devices.add(device);
+                    assertThat(device.login(TestImeis.numbered(500 + 10 * s + d))).isEqualTo(1);
+                }
+            }
+            String registry = NAMESPACE + "connections:registry";
+            assertThat(redis.hlen(registry)).isEqualTo(8);
+            String victim = redis.hget(registry, TestImeis.numbered(500));
+            Map<String, String> before = redis.hgetall(registry);
 
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(redis.hkeys(NAMESPACE + "connections:registry")).containsExactly(live));
-        assertThat(redis.hget(NAMESPACE + "connections:registry", live)).startsWith("a");
+            processes.get(0).kill();
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> !redis.hvals(registry).contains(victim));
+            Map<String, String> after = redis.hgetall(registry);
+            before.forEach((imei, owner) -> {
+                if (!owner.equals(victim)) {
+                    assertThat(after).containsEntry(imei, owner);
+                }
+            });
+            assertThat(after).hasSize(4);
+        } finally {
+            for (ServerProcess p : processes) {
+                p.close();
+            }
+        }
     }
 }
