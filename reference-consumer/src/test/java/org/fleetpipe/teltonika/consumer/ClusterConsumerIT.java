@@ -8,8 +8,6 @@ import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
 import org.fleetpipe.teltonika.testkit.cluster.LocalRedisCluster;
 import org.fleetpipe.teltonika.testkit.junit.WithRedisCluster;
@@ -32,17 +30,7 @@ class ClusterConsumerIT {
             redis.set("{fleet}:telemetry:partitions", "8");
             for (int seq = 0; seq < 10; seq++) {
                 for (int device = 0; device < 24; device++) {
-                    String imei = String.format("35209308%07d", device);
-                    Map<String, String> e = new LinkedHashMap<>();
-                    e.put("schema", "2");
-                    e.put("imei", imei);
-                    e.put("codec", "8E");
-                    e.put("ts", Long.toString(1_795_502_000_000L + seq * 1000L));
-                    e.put("rx", Long.toString(1_795_502_000_500L + seq * 1000L));
-                    e.put("lat", "54.6872383");
-                    e.put("lon", "25.28");
-                    e.put("io", "{}");
-                    redis.xadd(layout.streamOf(imei), e);
+                    redis.xadd(layout.streamOf(PartitionedStreamIT.imei(device)), PartitionedStreamIT.record(device, seq));
                 }
             }
 

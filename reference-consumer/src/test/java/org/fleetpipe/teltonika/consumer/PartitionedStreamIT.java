@@ -34,12 +34,12 @@ class PartitionedStreamIT {
     private static final int DEVICES = 20;
     private static final int PER_DEVICE = 15;
 
-    private static String imei(int device) {
+    static String imei(int device) {
         return String.format("35209308%07d", device);
     }
 
     /** Record {@code seq} of a device, with the fields the servers write (schema 2). */
-    private static Map<String, String> record(int device, int seq) {
+    static Map<String, String> record(int device, int seq) {
         Map<String, String> e = new LinkedHashMap<>();
         e.put("schema", "2");
         e.put("imei", imei(device));

@@ -8,17 +8,16 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.CRC32;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.testing.ResendingTracker;
+import org.fleetpipe.teltonika.server.testing.PartitionRule;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.fleetpipe.teltonika.testkit.cluster.ClusterNode;
 import org.fleetpipe.teltonika.testkit.cluster.LocalRedisCluster;
@@ -106,8 +105,6 @@ final class ClusterFailover {
     }
 
     private static String stream(String imei) {
-        CRC32 crc = new CRC32();
-        crc.update(imei.getBytes(StandardCharsets.US_ASCII));
-        return "fleet:telemetry:{" + (int) (crc.getValue() % PARTITIONS) + "}";
+        return "fleet:telemetry:{" + PartitionRule.partitionOf(imei, PARTITIONS) + "}";
     }
 }

@@ -15,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.zip.CRC32;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
@@ -33,6 +31,7 @@ import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.PartitionRule;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.fleetpipe.teltonika.testkit.cluster.ClusterNode;
 import org.fleetpipe.teltonika.testkit.cluster.LocalRedisCluster;
@@ -101,11 +100,6 @@ class RedisClusterIT {
         return device;
     }
 
-    private static int partitionOf(String imei) {
-        CRC32 crc = new CRC32();
-        crc.update(imei.getBytes(StandardCharsets.US_ASCII));
-        return (int) (crc.getValue() % PARTITIONS);
-    }
 
     private static String stream(int partition) {
         return "fleet:telemetry:{" + partition + "}";
@@ -143,7 +137,7 @@ class RedisClusterIT {
             }
             for (StreamMessage<String, String> entry : entries) {
                 String imei = entry.getBody().get("imei");
-                assertThat(partitionOf(imei)).as("partition of %s", imei).isEqualTo(p);
+                assertThat(PartitionRule.partitionOf(imei, PARTITIONS)).as("partition of %s", imei).isEqualTo(p);
                 stored.computeIfAbsent(imei, k -> new ArrayList<>()).add(Long.parseLong(entry.getBody().get("ts")));
             }
         }

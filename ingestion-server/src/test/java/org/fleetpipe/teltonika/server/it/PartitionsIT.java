@@ -10,14 +10,12 @@ import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.zip.CRC32;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
@@ -25,6 +23,7 @@ import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.stream.PartitionLayout;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.PartitionRule;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -68,12 +67,6 @@ class PartitionsIT {
         server = ItServer.start(fixture, false, settings);
     }
 
-    /** The rule TELEMETRY.md documents for consumers, written out here rather than taken from the server. */
-    private static int partitionOf(String imei) {
-        CRC32 crc = new CRC32();
-        crc.update(imei.getBytes(StandardCharsets.US_ASCII));
-        return (int) (crc.getValue() % PARTITIONS);
-    }
 
     private static String stream(int partition) {
         return "telemetry:{" + partition + "}";
@@ -117,14 +110,14 @@ class PartitionsIT {
             partitionsUsed += entries.isEmpty() ? 0 : 1;
             for (StreamMessage<String, String> entry : entries) {
                 String imei = entry.getBody().get("imei");
-                assertThat(partitionOf(imei)).as("partition of %s", imei).isEqualTo(p);
+                assertThat(PartitionRule.partitionOf(imei, PARTITIONS)).as("partition of %s", imei).isEqualTo(p);
                 stored.computeIfAbsent(imei, k -> new ArrayList<>()).add(Long.parseLong(entry.getBody().get("ts")));
             }
         }
         assertThat(partitionsUsed).as("12 devices spread over the partitions").isGreaterThan(1);
         assertThat(stored).as("every record once, each device's in the order sent").isEqualTo(sent);
         String imei = sent.keySet().iterator().next();
-        assertThat(redis.exists("dedup:recent:{" + partitionOf(imei) + "}:" + imei)).isOne();
+        assertThat(redis.exists("dedup:recent:{" + PartitionRule.partitionOf(imei, PARTITIONS) + "}:" + imei)).isOne();
     }
 
     @Test
@@ -140,7 +133,7 @@ class PartitionsIT {
     void aFullPartitionHoldsOnlyItsOwnDevices() throws Exception {
         String slow = TestImeis.numbered(100);
         String other = slow;
-        for (int n = 101; partitionOf(other) == partitionOf(slow); n++) {
+        for (int n = 101; PartitionRule.partitionOf(other, PARTITIONS) == PartitionRule.partitionOf(slow, PARTITIONS); n++) {
             other = TestImeis.numbered(n);
         }
         for (int p = 0; p < PARTITIONS; p++) {
@@ -150,7 +143,7 @@ class PartitionsIT {
         // 400 unread across 4 partitions: 100 each.
         startServer(Map.of("telemetry.max-unread", 400, "telemetry.retention.interval", "100ms",
                 "telemetry.backpressure.device-share", 0));
-        String full = stream(partitionOf(slow));
+        String full = stream(PartitionRule.partitionOf(slow, PARTITIONS));
         redis.eval("for i = 1, 100 do redis.call('XADD', KEYS[1], '*', 'filler', i) end", ScriptOutputType.STATUS, full);
         await().atMost(Duration.ofSeconds(10)).until(() -> gauge("teltonika.telemetry.backpressure.partitions") == 1.0);
 
