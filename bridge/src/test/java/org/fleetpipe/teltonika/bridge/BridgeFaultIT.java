@@ -163,7 +163,7 @@ class BridgeFaultIT {
             BridgeSettings base = BridgeSettingsFixture.http(fixture.uri(), "next", endpoint.url());
             BridgeSettings next = new BridgeSettings(base.sink(), base.redisUrl(), base.namespace(), base.group(),
                     base.consumer(), base.from(), base.partitions(), base.batch(), base.lanes(), Duration.ofSeconds(60),
-                    base.maxBackoff(), base.shutdownGrace(), base.deadLetterMax(), base.httpHost(), base.httpPort(),
+                    base.leaseTtl(), base.maxBackoff(), base.shutdownGrace(), base.deadLetterMax(), base.httpHost(), base.httpPort(),
                     base.kafka(), base.http(), base.mqtt());
             endpoint.delay(0);
             try (Bridge successor = new Bridge(next, BridgeMain.sink(next))) {
