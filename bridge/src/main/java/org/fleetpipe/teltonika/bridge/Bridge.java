@@ -62,6 +62,7 @@ public final class Bridge implements AutoCloseable {
     private BridgeMetrics metrics;
     private EntryAcks acks;
     private LeaseKeeper leaseKeeper;
+    private boolean closed;
     /** Renews the leases on a thread of its own: a slow lag measurement must not make one lapse. */
     private final ScheduledExecutorService leaseThread = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "bridge-leases");
@@ -193,7 +194,11 @@ public final class Bridge implements AutoCloseable {
      * partitions over at once.
      */
     @Override
-    public void close() throws InterruptedException {
+    public synchronized void close() throws InterruptedException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         long started = System.nanoTime();
         if (pump != null) {
             pump.stop();
