@@ -104,8 +104,9 @@ class BridgeFaultIT {
                 endpoint.url().toString(), "--consumer", "victim", "--claim-idle", "2s", "--batch",
                 Integer.toString(batch), "--lanes", Integer.toString(lanes), "--http-port", "0",
                 "--http-host", "127.0.0.1")) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> redis.exists("telemetry") == 1
-                    && !redis.xinfoGroups("telemetry").isEmpty());
+            // The victim holds the one partition's lease (README, "Partition leases"): it delivers,
+            // the survivor stands by until the victim's lease runs out.
+            await().atMost(Duration.ofSeconds(30)).until(() -> "victim".equals(redis.get("bridge:lease:http")));
             BridgeSettings settings = BridgeSettingsFixture.http(fixture.uri(), "survivor", endpoint.url());
             try (Bridge survivor = new Bridge(settings, BridgeMain.sink(settings))) {
                 survivor.start();
