@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.bridge.delivery.Backoff;
 import org.fleetpipe.teltonika.bridge.delivery.DeviceLanes;
 import org.fleetpipe.teltonika.bridge.delivery.HeldEntries;
+import org.fleetpipe.teltonika.bridge.delivery.HeldPartitions;
+import org.fleetpipe.teltonika.bridge.delivery.LeaseKeeper;
 import org.fleetpipe.teltonika.bridge.delivery.RecordMaker;
 import org.fleetpipe.teltonika.bridge.delivery.StreamPump;
 import org.fleetpipe.teltonika.bridge.devices.DeviceModels;
@@ -22,16 +24,20 @@ import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
 import org.fleetpipe.teltonika.bridge.stream.GroupLag;
 import org.fleetpipe.teltonika.bridge.stream.GroupReader;
 import org.fleetpipe.teltonika.bridge.stream.GroupStart;
+import org.fleetpipe.teltonika.bridge.stream.LeaseScripts;
+import org.fleetpipe.teltonika.bridge.stream.PartitionLeases;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
+import org.fleetpipe.teltonika.redis.LuaScript;
 import org.fleetpipe.teltonika.redis.RedisConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One bridge replica: reads the group (own connection), delivers on device lanes, acknowledges
- * and touches on a second connection, and serves its metrics and health.
+ * One bridge replica: holds leases on its share of the partitions, reads their streams in the group
+ * (own connection), delivers on device lanes, acknowledges and touches on a second connection, and
+ * serves its metrics and health.
  */
 public final class Bridge implements AutoCloseable {
 
@@ -55,6 +61,14 @@ public final class Bridge implements AutoCloseable {
     private BridgeHttpServer http;
     private BridgeMetrics metrics;
     private EntryAcks acks;
+    private LeaseKeeper leaseKeeper;
+    private boolean closed;
+    /** Renews the leases on a thread of its own: a slow lag measurement must not make one lapse. */
+    private final ScheduledExecutorService leaseThread = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "bridge-leases");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     public Bridge(BridgeSettings settings, Sink sink) {
         this.settings = settings;
@@ -74,16 +88,25 @@ public final class Bridge implements AutoCloseable {
         metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);
         Backoff backoff = new Backoff(Duration.ofMillis(100), settings.maxBackoff());
         acks = new EntryAcks(redis.connection().sync(), keys, settings.consumer());
+        LuaScript.loadAll(redis.connection().sync(), LeaseScripts.ALL);
+        HeldPartitions partitions = new HeldPartitions();
+        PartitionLeases leases = new PartitionLeases(redis.connection(), keys, settings.consumer(),
+                settings.leaseTtl());
+        leaseKeeper = new LeaseKeeper(leases, partitions, keys.layout(), settings.consumer(), metrics);
         RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.load()),
                 new DeviceModels(redis.connection().sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
         lanes = new DeviceLanes(settings.lanes(), settings.batch(), sink, maker, acks,
                 new BridgeDeadLetters(redis.connection().sync(), keys, settings.deadLetterMax()), backoff, held,
-                metrics);
-        pump = new StreamPump(new GroupReader(readConnection.sync(), keys, settings.consumer()), lanes,
-                settings.batch(), settings.claimIdle(), claimEvery(settings.claimIdle()), backoff,
+                metrics, partitions::deliverable);
+        partitions.onLost(lanes::drop);
+        pump = new StreamPump(new GroupReader(readConnection.sync(), keys, settings.consumer()), lanes, partitions,
+                leases, held, acks, settings.batch(), settings.claimIdle(), claimEvery(settings.claimIdle()), backoff,
                 metrics);
         long touchEvery = Math.max(100, settings.claimIdle().toMillis() / 3);
-        chores.scheduleWithFixedDelay(() -> touch(acks, held), touchEvery, touchEvery, TimeUnit.MILLISECONDS);
+        chores.scheduleWithFixedDelay(() -> touch(acks, held, partitions), touchEvery, touchEvery,
+                TimeUnit.MILLISECONDS);
+        long leaseEvery = leaseKeeper.every().toMillis();
+        leaseThread.scheduleWithFixedDelay(leaseKeeper::round, 0, leaseEvery, TimeUnit.MILLISECONDS);
         GroupLag lag = new GroupLag(redis.connection().sync(), keys);
         chores.scheduleWithFixedDelay(() -> measureLag(lag), 0, 5, TimeUnit.SECONDS);
         lanes.start();
@@ -92,8 +115,9 @@ public final class Bridge implements AutoCloseable {
         if (settings.httpPort() >= 0) {
             http = new BridgeHttpServer(settings.httpHost(), settings.httpPort(), registry, this::readiness);
         }
-        LOG.info("bridge started sink={} group={} lanes={} batch={} http_port={}", sink.name(), settings.group(),
-                settings.lanes(), settings.batch(), http == null ? -1 : http.port());
+        LOG.info("bridge started sink={} group={} lanes={} batch={} lease_ttl={} http_port={}", sink.name(),
+                settings.group(), settings.lanes(), settings.batch(), settings.leaseTtl(),
+                http == null ? -1 : http.port());
     }
 
     /** Often enough that entries a stopping replica handed back move on within seconds. */
@@ -102,9 +126,10 @@ public final class Bridge implements AutoCloseable {
         return half.compareTo(Duration.ofSeconds(5)) < 0 ? half : Duration.ofSeconds(5);
     }
 
-    private void touch(EntryAcks acks, HeldEntries held) {
+    /** Only entries of partitions still held: a lost one's may be another replica's now. */
+    private void touch(EntryAcks acks, HeldEntries held, HeldPartitions partitions) {
         try {
-            acks.touch(held.snapshot());
+            acks.touch(held.snapshot().stream().filter(entry -> partitions.deliverable(entry.stream())).toList());
         } catch (RuntimeException e) {
             metrics.redisError();
         }
@@ -121,7 +146,7 @@ public final class Bridge implements AutoCloseable {
     }
 
     private BridgeHttpServer.Readiness readiness() {
-        if (!pump.isReading()) {
+        if (!pump.isReading() || !leaseKeeper.isHealthy()) {
             return new BridgeHttpServer.Readiness(false, "not reading the stream (Redis unreachable?)");
         }
         long failingSince = metrics.sinkFailingSince();
@@ -129,7 +154,8 @@ public final class Bridge implements AutoCloseable {
             return new BridgeHttpServer.Readiness(true, "sink failing since "
                     + java.time.Instant.ofEpochMilli(failingSince) + ", retrying");
         }
-        return new BridgeHttpServer.Readiness(true, "delivering");
+        return new BridgeHttpServer.Readiness(true, metrics.partitionsHeld() == 0
+                ? "standby: holds no partition lease" : "delivering");
     }
 
     private void handBack() {
@@ -157,9 +183,22 @@ public final class Bridge implements AutoCloseable {
         return registry;
     }
 
-    /** Stops reading, lets the lanes finish what is in flight within the grace, then lets go of everything. */
+    /** The lease keeper, once started: tests pause its renewals, as a long GC pause would. */
+    LeaseKeeper leaseKeeper() {
+        return leaseKeeper;
+    }
+
+    /**
+     * Stops reading, lets the lanes finish what is in flight within the grace (the leases renewed
+     * meanwhile), hands back the rest, then releases the leases, so another replica takes the
+     * partitions over at once.
+     */
     @Override
-    public void close() throws InterruptedException {
+    public synchronized void close() throws InterruptedException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         long started = System.nanoTime();
         if (pump != null) {
             pump.stop();
@@ -169,7 +208,12 @@ public final class Bridge implements AutoCloseable {
             lanes.stop(settings.shutdownGrace());
         }
         chores.shutdownNow();
+        leaseThread.shutdownNow();
+        leaseThread.awaitTermination(5, TimeUnit.SECONDS);
         handBack();
+        if (leaseKeeper != null) {
+            leaseKeeper.releaseAll();
+        }
         sink.close();
         if (http != null) {
             http.close();

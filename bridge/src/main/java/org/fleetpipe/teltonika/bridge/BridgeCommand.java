@@ -63,6 +63,11 @@ final class BridgeCommand {
                     + " (BRIDGE_CLAIM_IDLE, 60s)")
     String claimIdle;
 
+    @Option(names = "--lease-ttl", defaultValue = "${env:BRIDGE_LEASE_TTL:-15s}",
+            description = "how long a partition lease lasts unless renewed (every third of it); a stopped replica's"
+                    + " partitions move at once, a dead one's after this (BRIDGE_LEASE_TTL, 15s)")
+    String leaseTtl;
+
     @Option(names = "--max-backoff", defaultValue = "${env:BRIDGE_MAX_BACKOFF:-30s}",
             description = "longest wait between two tries of a failing sink (BRIDGE_MAX_BACKOFF, 30s)")
     String maxBackoff;
@@ -139,6 +144,8 @@ final class BridgeCommand {
         require(lanes >= 1 && lanes <= 256, "--lanes must be 1..256");
         require(deadLetterMax >= 1, "--dead-letter-max must be at least 1");
         require(httpPort >= 0 && httpPort <= 65535, "--http-port must be 0..65535");
+        Duration lease = DurationText.parse(leaseTtl);
+        require(lease.toMillis() >= 1_000 && lease.toMinutes() <= 10, "--lease-ttl must be 1s..10m");
         String groupName = group == null || group.isBlank() ? kind.label() : group.trim();
         BridgeSettings.Kafka kafka = null;
         BridgeSettings.Http http = null;
@@ -190,7 +197,7 @@ final class BridgeCommand {
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,
                 consumerName(), GroupStart.parseFrom(from), partitions == null ? 0 : partitions, batch, lanes,
-                DurationText.parse(claimIdle), DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace),
+                DurationText.parse(claimIdle), lease, DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace),
                 deadLetterMax, httpHost, httpPort, kafka, http, mqtt);
     }
 

@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * Everything a bridge replica is told at start, checked once; {@code partitions} 0 means as the
- * servers' layout key {@code telemetry:partitions} says (absent: 1, the one stream).
+ * servers' layout key {@code telemetry:partitions} says (absent: 1, the one stream); {@code leaseTtl}
+ * is how long a partition lease lasts unrenewed.
  */
 public record BridgeSettings(
         SinkKind sink,
@@ -20,6 +21,7 @@ public record BridgeSettings(
         int batch,
         int lanes,
         Duration claimIdle,
+        Duration leaseTtl,
         Duration maxBackoff,
         Duration shutdownGrace,
         long deadLetterMax,

@@ -307,7 +307,7 @@ public final class BridgeBenchmark {
     private static BridgeSettings settings(BridgeSettings.SinkKind kind, String redisUrl, String group,
                                            BridgeSettings.Kafka kafka, BridgeSettings.Http http) {
         return new BridgeSettings(kind, redisUrl, "", group, "bench", Optional.of("0-0"), 0, BATCH, LANES,
-                Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(10), 100_000, "127.0.0.1", 0,
+                Duration.ofSeconds(60), Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofSeconds(10), 100_000, "127.0.0.1", 0,
                 kafka, http, null);
     }
 

@@ -40,6 +40,16 @@ class BridgeCommandTest {
     }
 
     @Test
+    void leaseTtl_defaultsTo15s_within1sTo10m() {
+        assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/").leaseTtl())
+                .isEqualTo(Duration.ofSeconds(15));
+        assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--lease-ttl", "3s").leaseTtl()).isEqualTo(Duration.ofSeconds(3));
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--lease-ttl", "500ms")).hasMessageContaining("--lease-ttl must be 1s..10m");
+    }
+
+    @Test
     void http_takesHeaders_andTheAuthorizationSecretFromTheEnvironment() {
         BridgeSettings settings = parse(Map.of("BRIDGE_HTTP_AUTHORIZATION", "Bearer s3cret"), "--sink", "http",
                 "--redis-url", "redis://x:1", "--url", "https://platform.example/ingest", "--header", "X-Fleet: a",

@@ -104,8 +104,9 @@ class BridgeFaultIT {
                 endpoint.url().toString(), "--consumer", "victim", "--claim-idle", "2s", "--batch",
                 Integer.toString(batch), "--lanes", Integer.toString(lanes), "--http-port", "0",
                 "--http-host", "127.0.0.1")) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> redis.exists("telemetry") == 1
-                    && !redis.xinfoGroups("telemetry").isEmpty());
+            // The victim holds the one partition's lease (README, "Partition leases"): it delivers,
+            // the survivor stands by until the victim's lease runs out.
+            await().atMost(Duration.ofSeconds(30)).until(() -> "victim".equals(redis.get("bridge:lease:http")));
             BridgeSettings settings = BridgeSettingsFixture.http(fixture.uri(), "survivor", endpoint.url());
             try (Bridge survivor = new Bridge(settings, BridgeMain.sink(settings))) {
                 survivor.start();
@@ -163,7 +164,7 @@ class BridgeFaultIT {
             BridgeSettings base = BridgeSettingsFixture.http(fixture.uri(), "next", endpoint.url());
             BridgeSettings next = new BridgeSettings(base.sink(), base.redisUrl(), base.namespace(), base.group(),
                     base.consumer(), base.from(), base.partitions(), base.batch(), base.lanes(), Duration.ofSeconds(60),
-                    base.maxBackoff(), base.shutdownGrace(), base.deadLetterMax(), base.httpHost(), base.httpPort(),
+                    base.leaseTtl(), base.maxBackoff(), base.shutdownGrace(), base.deadLetterMax(), base.httpHost(), base.httpPort(),
                     base.kafka(), base.http(), base.mqtt());
             endpoint.delay(0);
             try (Bridge successor = new Bridge(next, BridgeMain.sink(next))) {

@@ -12,13 +12,13 @@ final class BridgeSettingsFixture {
 
     static BridgeSettings http(String redisUrl, String consumer, URI url) {
         return new BridgeSettings(BridgeSettings.SinkKind.HTTP, redisUrl, "", "http", consumer, Optional.empty(),
-                0, 100, 4, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
+                0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 null, new BridgeSettings.Http(url, Duration.ofSeconds(2), Map.of()), null);
     }
 
     static BridgeSettings kafka(String redisUrl, String consumer, String bootstrap, String topic) {
         return new BridgeSettings(BridgeSettings.SinkKind.KAFKA, redisUrl, "", "kafka", consumer, Optional.empty(),
-                0, 100, 4, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
+                0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 new BridgeSettings.Kafka(bootstrap, topic, Map.of()), null, null);
     }
 
@@ -28,7 +28,7 @@ final class BridgeSettingsFixture {
      */
     static BridgeSettings mqtt(String redisUrl, String consumer, String serverUri) {
         return new BridgeSettings(BridgeSettings.SinkKind.MQTT, redisUrl, "", "mqtt", consumer, Optional.empty(),
-                0, 100, 4, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
+                0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 null, null, new BridgeSettings.Mqtt(serverUri, "teltonika/{imei}/records",
                         InProcessMqttBroker.BRIDGE_USER, InProcessMqttBroker.BRIDGE_PASSWORD.toCharArray(), 150,
                         Duration.ofSeconds(2)));

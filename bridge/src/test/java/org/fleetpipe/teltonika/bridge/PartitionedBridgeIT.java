@@ -118,7 +118,7 @@ class PartitionedBridgeIT {
 
         BridgeSettings replay = new BridgeSettings(first.sink(), first.redisUrl(), first.namespace(), first.group(),
                 first.consumer(), Optional.of(replayFrom), first.partitions(), first.batch(), first.lanes(),
-                first.claimIdle(), first.maxBackoff(), first.shutdownGrace(), first.deadLetterMax(), first.httpHost(),
+                first.claimIdle(), first.leaseTtl(), first.maxBackoff(), first.shutdownGrace(), first.deadLetterMax(), first.httpHost(),
                 first.httpPort(), first.kafka(), first.http(), first.mqtt());
         try (Bridge bridge = new Bridge(replay, BridgeMain.sink(replay))) {
             bridge.start();

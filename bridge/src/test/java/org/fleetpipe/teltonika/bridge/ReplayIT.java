@@ -61,7 +61,8 @@ class ReplayIT {
 
     private static BridgeSettings withFrom(BridgeSettings s, String from) {
         return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(), Optional.of(from),
-                s.partitions(), s.batch(), s.lanes(), s.claimIdle(), s.maxBackoff(), s.shutdownGrace(), s.deadLetterMax(),
+                s.partitions(), s.batch(), s.lanes(), s.claimIdle(), s.leaseTtl(), s.maxBackoff(), s.shutdownGrace(),
+                s.deadLetterMax(),
                 s.httpHost(), s.httpPort(), s.kafka(), s.http(), s.mqtt());
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.stream.BridgeDeadLetters;
@@ -22,9 +23,17 @@ public final class DeviceLanes {
 
     public DeviceLanes(int count, int batchSize, Sink sink, RecordMaker maker, EntryAcks acks,
                        BridgeDeadLetters deadLetters, Backoff backoff, HeldEntries held, BridgeMetrics metrics) {
+        this(count, batchSize, sink, maker, acks, deadLetters, backoff, held, metrics, stream -> true);
+    }
+
+    /** As above, delivering an entry only while {@code deliverable} says so of its stream (its lease is held). */
+    public DeviceLanes(int count, int batchSize, Sink sink, RecordMaker maker, EntryAcks acks,
+                       BridgeDeadLetters deadLetters, Backoff backoff, HeldEntries held, BridgeMetrics metrics,
+                       Predicate<String> deliverable) {
         this.held = held;
         for (int i = 0; i < count; i++) {
-            lanes.add(new Lane(i, 2 * batchSize, batchSize, sink, maker, acks, deadLetters, backoff, held, metrics));
+            lanes.add(new Lane(i, 2 * batchSize, batchSize, sink, maker, acks, deadLetters, backoff, held, metrics,
+                    deliverable));
         }
     }
 
@@ -58,6 +67,14 @@ public final class DeviceLanes {
             }
         }
         return true;
+    }
+
+    /**
+     * Drops the queued entries of {@code stream} (a partition given up or lost) from every lane,
+     * unacknowledged: they stay pending. Batches already in a lane's hands are not recalled.
+     */
+    public void drop(String stream) {
+        lanes.forEach(lane -> lane.drop(stream));
     }
 
     /** Lets every lane finish the batch in hand within {@code grace}, then waits for them. */

@@ -20,6 +20,17 @@ public final class HeldEntries {
         released.forEach(entries::remove);
     }
 
+    /** Entries of one stream (partition) held: its batches in flight and queued. */
+    int countOf(String stream) {
+        int count = 0;
+        for (EntryId entry : entries) {
+            if (entry.stream().equals(stream)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     public int size() {
         return entries.size();
     }

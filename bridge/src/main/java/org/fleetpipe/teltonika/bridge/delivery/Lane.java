@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.time.Duration;
 import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
 import org.fleetpipe.teltonika.bridge.sink.OutboundRecord;
@@ -40,13 +41,15 @@ final class Lane implements Runnable {
     private final Backoff backoff;
     private final HeldEntries held;
     private final BridgeMetrics metrics;
+    private final Predicate<String> deliverable;
     private volatile boolean stopping;
     private volatile long abandonAtNanos = Long.MAX_VALUE;
     /** Whether the sink's last call threw: its stack is logged once per such period. */
     private boolean sinkThrowing;
 
     Lane(int index, int capacity, int batchSize, Sink sink, RecordMaker maker, EntryAcks acks,
-         BridgeDeadLetters deadLetters, Backoff backoff, HeldEntries held, BridgeMetrics metrics) {
+         BridgeDeadLetters deadLetters, Backoff backoff, HeldEntries held, BridgeMetrics metrics,
+         Predicate<String> deliverable) {
         this.index = index;
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.batchSize = batchSize;
@@ -57,11 +60,25 @@ final class Lane implements Runnable {
         this.backoff = backoff;
         this.held = held;
         this.metrics = metrics;
+        this.deliverable = deliverable;
     }
 
     /** Queues an entry, waiting while the lane is full: that is what stops the reading. */
     boolean offer(StreamEntry entry, long timeout, TimeUnit unit) throws InterruptedException {
         return queue.offer(entry, timeout, unit);
+    }
+
+    /** Removes the queued entries of a stream whose lease is gone; they stay pending, unacknowledged. */
+    void drop(String stream) {
+        List<StreamEntry> dropped = new ArrayList<>();
+        queue.removeIf(entry -> {
+            if (entry.stream().equals(stream)) {
+                dropped.add(entry);
+                return true;
+            }
+            return false;
+        });
+        held.release(dropped.stream().map(StreamEntry::ref).toList());
     }
 
     /** Finish the batch in hand, start no other; give up retrying it at {@code abandonAt}. */
@@ -128,6 +145,14 @@ final class Lane implements Runnable {
         metrics.trimmed(trimmed);
         int attempt = 0;
         while (true) {
+            if (dropUndeliverable(records, recordEntries) && records.isEmpty()) {
+                // Their lease is gone: left pending for the partition's next holder. What else the
+                // batch held (dead letters, trimmed entries) is done.
+                if (!done.isEmpty()) {
+                    acknowledge(done);
+                }
+                return;
+            }
             long started = System.nanoTime();
             List<Outcome> outcomes = ask(records);
             metrics.sinkAnswered(System.nanoTime() - started);
@@ -189,6 +214,22 @@ final class Lane implements Runnable {
             records = retryRecords;
             recordEntries = retryEntries;
         }
+    }
+
+    /**
+     * Takes out the records whose partition's lease is gone, checked before every call to the sink
+     * (retries included); true when it took any out.
+     */
+    private boolean dropUndeliverable(List<OutboundRecord> records, List<StreamEntry> recordEntries) {
+        boolean dropped = false;
+        for (int i = records.size() - 1; i >= 0; i--) {
+            if (!deliverable.test(recordEntries.get(i).stream())) {
+                records.remove(i);
+                recordEntries.remove(i);
+                dropped = true;
+            }
+        }
+        return dropped;
     }
 
     /** The sink's answer; a sink that throws (a bug, a closed client) is a failure to retry, not a dead lane. */

@@ -23,6 +23,7 @@ public final class BridgeMetrics {
     private final AtomicLong failingSince = new AtomicLong();
     private final AtomicLong lagEntries = new AtomicLong(-1);
     private final AtomicLong lagMillis = new AtomicLong();
+    private final AtomicLong partitionsHeld = new AtomicLong();
 
     public BridgeMetrics(MeterRegistry registry, String sink, String group, Supplier<Number> inFlight) {
         String[] tags = {"sink", sink, "group", group};
@@ -58,6 +59,9 @@ public final class BridgeMetrics {
                 .tags(tags).register(registry);
         Gauge.builder("teltonika_bridge_lag_seconds", lagMillis, millis -> millis.get() / 1000.0)
                 .description("Age of the oldest entry the group has not acknowledged").tags(tags).register(registry);
+        Gauge.builder("teltonika_bridge_partitions_held", partitionsHeld, AtomicLong::get)
+                .description("Telemetry partitions this replica holds the lease of (0: a standby)")
+                .tags(tags).register(registry);
     }
 
     public void delivered(int records) {
@@ -108,6 +112,14 @@ public final class BridgeMetrics {
     /** When the sink began failing without a success since, or 0. */
     public long sinkFailingSince() {
         return failingSince.get();
+    }
+
+    public void partitionsHeld(int partitions) {
+        partitionsHeld.set(partitions);
+    }
+
+    public long partitionsHeld() {
+        return partitionsHeld.get();
     }
 
     public void lag(long entries, long oldestMillis) {

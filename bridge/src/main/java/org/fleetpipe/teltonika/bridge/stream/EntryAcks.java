@@ -55,7 +55,8 @@ public final class EntryAcks {
         return handed;
     }
 
-    private int handBack(String stream, Duration idle) {
+    /** As {@link #handBack(Duration)}, on one stream: a partition this replica gives up. */
+    public int handBack(String stream, Duration idle) {
         int handed = 0;
         String after = "-";
         while (true) {

@@ -8,69 +8,52 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
- * This replica's reads in the consumer group, on every telemetry stream (one, or one per
- * partition): its own pending entries (given to it before a restart and never acknowledged), new
- * entries, and entries a dead replica left behind. Runs on one connection of its own, because
- * XREADGROUP blocks it.
+ * This replica's reads in the consumer group, on the telemetry streams it is told to read (those of
+ * the partitions it holds a lease on, a set that changes while running): new entries, everything
+ * pending on a stream it just took over, and entries left behind on its streams. Runs on one
+ * connection of its own, because XREADGROUP blocks it.
  */
 public final class GroupReader {
 
     private static final String START = "0-0";
 
     private final RedisCommands<String, String> redis;
-    private final List<String> streams;
+    private final String group;
+    private final String consumerName;
     private final Consumer<String> me;
-    /** The streams whose own pending entries are not all read yet, each with the last id read. */
-    private final Map<String, String> ownPendingCursors = new LinkedHashMap<>();
-    private final String[] claimCursors;
+    /** Per stream, where the walk for abandoned entries goes on. */
+    private final Map<String, String> claimCursors = new HashMap<>();
     private int claimStream;
 
     public GroupReader(RedisCommands<String, String> redis, StreamKeys keys, String consumerName) {
         this.redis = redis;
-        this.streams = keys.telemetryStreams();
+        this.group = keys.group();
+        this.consumerName = consumerName;
         this.me = Consumer.from(keys.group(), consumerName);
-        streams.forEach(stream -> ownPendingCursors.put(stream, START));
-        this.claimCursors = new String[streams.size()];
-        Arrays.fill(claimCursors, START);
+    }
+
+    /** One page of a takeover: the entries claimed, and the cursor to go on from ({@code 0-0}: done). */
+    public record ClaimPage(List<StreamEntry> entries, String next) {
+
+        public boolean last() {
+            return START.equals(next);
+        }
     }
 
     /**
-     * The next page of entries this consumer was given earlier and never acknowledged, up to
-     * {@code count} of each stream not finished yet, in one XREADGROUP; empty when done.
-     */
-    @SuppressWarnings("unchecked")
-    public List<StreamEntry> ownPending(int count) {
-        if (ownPendingCursors.isEmpty()) {
-            return List.of();
-        }
-        XReadArgs.StreamOffset<String>[] offsets = ownPendingCursors.entrySet().stream()
-                .map(cursor -> XReadArgs.StreamOffset.from(cursor.getKey(), cursor.getValue()))
-                .toArray(XReadArgs.StreamOffset[]::new);
-        List<StreamEntry> entries = convert(redis.xreadgroup(me, XReadArgs.Builder.count(count), offsets));
-        Set<String> answered = new HashSet<>();
-        for (StreamEntry entry : entries) {
-            ownPendingCursors.put(entry.stream(), entry.id());
-            answered.add(entry.stream());
-        }
-        // A stream that gave nothing after its cursor has no more pending entries of ours.
-        ownPendingCursors.keySet().retainAll(answered);
-        return entries;
-    }
-
-    /**
-     * Entries never delivered to the group, from every stream in one XREADGROUP, waiting up to
+     * Entries never delivered to the group, from {@code streams} in one XREADGROUP, waiting up to
      * {@code block} for some; about {@code count} in all (Redis takes COUNT per stream).
      */
     @SuppressWarnings("unchecked")
-    public List<StreamEntry> next(int count, Duration block) {
+    public List<StreamEntry> next(List<String> streams, int count, Duration block) {
+        if (streams.isEmpty()) {
+            return List.of();
+        }
         int perStream = Math.max(1, (count + streams.size() - 1) / streams.size());
         XReadArgs.StreamOffset<String>[] offsets = streams.stream().map(XReadArgs.StreamOffset::lastConsumed)
                 .toArray(XReadArgs.StreamOffset[]::new);
@@ -78,24 +61,43 @@ public final class GroupReader {
     }
 
     /**
-     * Takes over entries that any consumer of the group (a dead replica) held longer than
-     * {@code minIdle} without acknowledging them, walking the streams' pending lists in turn (a
-     * cursor per stream): returns once it has {@code count} entries, or fewer when it went round
-     * every stream once.
+     * Takes over everything pending on {@code stream}, whoever holds it (min idle 0): called only with
+     * the partition's lease in hand, so no other replica is delivering these entries. Pages in id
+     * order, from {@code cursor} ({@code 0-0} to begin).
      */
-    public List<StreamEntry> claimAbandoned(Duration minIdle, int count) {
+    public ClaimPage takeOver(String stream, String cursor, int count) {
+        ClaimedMessages<String, String> page = redis.xautoclaim(stream,
+                XAutoClaimArgs.Builder.xautoclaim(me, Duration.ZERO, cursor).count(count));
+        return new ClaimPage(convert(page.getMessages()), page.getId());
+    }
+
+    /** How many entries of {@code stream} this consumer has pending (from before a restart). */
+    public long ownPendingCount(String stream) {
+        Long own = redis.xpending(stream, group).getConsumerMessageCount().get(consumerName);
+        return own == null ? 0 : own;
+    }
+
+    /**
+     * Takes over entries that any consumer of the group held longer than {@code minIdle} without
+     * acknowledging them, walking the pending lists of {@code streams} in turn (a cursor per stream):
+     * returns once it has {@code count} entries, or fewer when it went round every stream once.
+     */
+    public List<StreamEntry> claimAbandoned(List<String> streams, Duration minIdle, int count) {
         List<StreamEntry> claimed = new ArrayList<>();
+        if (streams.isEmpty()) {
+            return claimed;
+        }
         int finished = 0;
         // Bounded: an XAUTOCLAIM page that claims nothing still moves its cursor on.
         for (int calls = 0; claimed.size() < count && finished < streams.size() && calls < 4 * streams.size() + 16;
              calls++) {
-            String stream = streams.get(claimStream);
+            String stream = streams.get(Math.floorMod(claimStream, streams.size()));
             ClaimedMessages<String, String> page = redis.xautoclaim(stream, XAutoClaimArgs.Builder
-                    .xautoclaim(me, minIdle, claimCursors[claimStream]).count(count - claimed.size()));
+                    .xautoclaim(me, minIdle, claimCursors.getOrDefault(stream, START)).count(count - claimed.size()));
             claimed.addAll(convert(page.getMessages()));
-            claimCursors[claimStream] = page.getId();
+            claimCursors.put(stream, page.getId());
             if (START.equals(page.getId())) {
-                claimStream = (claimStream + 1) % streams.size();
+                claimStream = Math.floorMod(claimStream + 1, streams.size());
                 finished++;
             }
         }

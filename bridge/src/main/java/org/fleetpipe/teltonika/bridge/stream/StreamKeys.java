@@ -35,6 +35,20 @@ public record StreamKeys(String namespace, String group, int partitions) {
         return layout().streams();
     }
 
+    /**
+     * The lease of partition {@code p} for this group, spelled as the partition's stream is
+     * (TelemetryLayout): {@code bridge:lease:<group>} when P = 1, else {@code bridge:lease:<group>:{p}}
+     * with the namespace's braces taken out, so on a Redis Cluster the lease lives in its stream's slot.
+     */
+    public String lease(int partition) {
+        return new TelemetryLayout(namespace + "bridge:lease:" + group, partitions).stream(partition);
+    }
+
+    /** The group's live replicas: a sorted set of consumer names scored by their last heartbeat (ms). */
+    public String members() {
+        return namespace + "bridge:members:" + group;
+    }
+
     /** The bridge's dead-letter stream: one per group, so two sinks never mix their refusals. */
     public String deadLetters() {
         return namespace + "dlq:bridge:" + group;
