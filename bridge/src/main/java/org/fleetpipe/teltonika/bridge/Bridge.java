@@ -1,6 +1,5 @@
 package org.fleetpipe.teltonika.bridge;
 
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -54,7 +53,7 @@ public final class Bridge implements AutoCloseable {
         return thread;
     });
     private RedisConnector redis;
-    private StatefulRedisConnection<String, String> readConnection;
+    private RedisConnector.Dedicated readConnection;
     private DeviceLanes lanes;
     private StreamPump pump;
     private Thread pumpThread;
@@ -78,28 +77,28 @@ public final class Bridge implements AutoCloseable {
     /** Connects, creates or moves the group, and starts reading. */
     public void start() throws IOException {
         redis = RedisConnector.connect(settings.redisUrl(), COMMAND_TIMEOUT);
-        StreamKeys keys = StreamKeys.read(redis.connection().sync(), settings.namespace(), settings.group(),
+        StreamKeys keys = StreamKeys.read(redis.sync(), settings.namespace(), settings.group(),
                 settings.partitions());
-        readConnection = redis.client().connect();
+        readConnection = redis.dedicated();
         LOG.info("bridge starting sink={} consumer={} streams={} {}", sink.name(), settings.consumer(),
                 keys.partitions() == 1 ? keys.telemetryStreams().get(0) : keys.partitions() + " partitions",
-                GroupStart.apply(redis.connection().sync(), keys, settings.from()));
+                GroupStart.apply(redis.sync(), keys, settings.from()));
         HeldEntries held = new HeldEntries();
         metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);
         Backoff backoff = new Backoff(Duration.ofMillis(100), settings.maxBackoff());
-        acks = new EntryAcks(redis.connection().sync(), keys, settings.consumer());
-        LuaScript.loadAll(redis.connection().sync(), LeaseScripts.ALL);
+        acks = new EntryAcks(redis.sync(), keys, settings.consumer());
+        LuaScript.loadAll(redis.sync(), LeaseScripts.ALL);
         HeldPartitions partitions = new HeldPartitions();
-        PartitionLeases leases = new PartitionLeases(redis.connection(), keys, settings.consumer(),
-                settings.leaseTtl());
+        PartitionLeases leases = new PartitionLeases(redis.sync(), redis.async(), COMMAND_TIMEOUT, keys,
+                settings.consumer(), settings.leaseTtl());
         leaseKeeper = new LeaseKeeper(leases, partitions, keys.layout(), settings.consumer(), metrics);
         RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.load()),
-                new DeviceModels(redis.connection().sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
+                new DeviceModels(redis.sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
         lanes = new DeviceLanes(settings.lanes(), settings.batch(), sink, maker, acks,
-                new BridgeDeadLetters(redis.connection().sync(), keys, settings.deadLetterMax()), backoff, held,
+                new BridgeDeadLetters(redis.sync(), keys, settings.deadLetterMax()), backoff, held,
                 metrics, partitions::deliverable);
         partitions.onLost(lanes::drop);
-        pump = new StreamPump(new GroupReader(readConnection.sync(), keys, settings.consumer()), lanes, partitions,
+        pump = new StreamPump(new GroupReader(readConnection.sync(), redis.isCluster(), keys, settings.consumer()), lanes, partitions,
                 leases, held, acks, settings.batch(), settings.claimIdle(), claimEvery(settings.claimIdle()), backoff,
                 metrics);
         long touchEvery = Math.max(100, settings.claimIdle().toMillis() / 3);
@@ -107,7 +106,7 @@ public final class Bridge implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
         long leaseEvery = leaseKeeper.every().toMillis();
         leaseThread.scheduleWithFixedDelay(leaseKeeper::round, 0, leaseEvery, TimeUnit.MILLISECONDS);
-        GroupLag lag = new GroupLag(redis.connection().sync(), keys);
+        GroupLag lag = new GroupLag(redis.sync(), keys);
         chores.scheduleWithFixedDelay(() -> measureLag(lag), 0, 5, TimeUnit.SECONDS);
         lanes.start();
         pumpThread = new Thread(pump, "bridge-pump");

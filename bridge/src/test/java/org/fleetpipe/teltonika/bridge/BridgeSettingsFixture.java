@@ -11,7 +11,11 @@ final class BridgeSettingsFixture {
     private BridgeSettingsFixture() {}
 
     static BridgeSettings http(String redisUrl, String consumer, URI url) {
-        return new BridgeSettings(BridgeSettings.SinkKind.HTTP, redisUrl, "", "http", consumer, Optional.empty(),
+        return http(redisUrl, "", consumer, url);
+    }
+
+    static BridgeSettings http(String redisUrl, String namespace, String consumer, URI url) {
+        return new BridgeSettings(BridgeSettings.SinkKind.HTTP, redisUrl, namespace, "http", consumer, Optional.empty(),
                 0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 null, new BridgeSettings.Http(url, Duration.ofSeconds(2), Map.of()), null);
     }

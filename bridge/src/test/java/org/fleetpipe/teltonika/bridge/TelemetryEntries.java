@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.bridge;
 
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
@@ -11,14 +11,14 @@ import org.fleetpipe.teltonika.payload.TelemetryLayout;
  */
 final class TelemetryEntries {
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final TelemetryLayout layout;
 
-    TelemetryEntries(RedisCommands<String, String> redis, String stream) {
+    TelemetryEntries(RedisClusterCommands<String, String> redis, String stream) {
         this(redis, new TelemetryLayout(stream, 1));
     }
 
-    TelemetryEntries(RedisCommands<String, String> redis, TelemetryLayout layout) {
+    TelemetryEntries(RedisClusterCommands<String, String> redis, TelemetryLayout layout) {
         this.redis = redis;
         this.layout = layout;
     }

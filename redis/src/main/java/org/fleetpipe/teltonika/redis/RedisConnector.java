@@ -219,6 +219,25 @@ public final class RedisConnector implements AutoCloseable {
         return sync;
     }
 
+    /** A connection of its own, like the shared one: for commands that hold a connection (a blocking read). */
+    public Dedicated dedicated() {
+        if (client instanceof RedisClusterClient cluster) {
+            StatefulRedisClusterConnection<String, String> own = cluster.connect();
+            return new Dedicated(own, own.sync(), own.async());
+        }
+        StatefulRedisConnection<String, String> own = ((RedisClient) client).connect();
+        return new Dedicated(own, own.sync(), own.async());
+    }
+
+    /** A connection of the caller's, with its commands; closing it closes the connection. */
+    public record Dedicated(StatefulConnection<String, String> connection, RedisClusterCommands<String, String> sync,
+                            RedisClusterAsyncCommands<String, String> async) implements AutoCloseable {
+        @Override
+        public void close() {
+            connection.close();
+        }
+    }
+
     /** Whether this is a Redis Cluster: keys of one script call or MULTI block must share a slot. */
     public boolean isCluster() {
         return client instanceof RedisClusterClient;

@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.bridge.devices;
 
 import io.lettuce.core.KeyValue;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,13 +23,13 @@ public final class DeviceModels {
 
     private record Cached(String model, long until) {}
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final String key;
     private final long ttlMillis;
     private final LongSupplier clock;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
-    public DeviceModels(RedisCommands<String, String> redis, String key, long ttlMillis, LongSupplier clock) {
+    public DeviceModels(RedisClusterCommands<String, String> redis, String key, long ttlMillis, LongSupplier clock) {
         this.redis = redis;
         this.key = key;
         this.ttlMillis = ttlMillis;

@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.bridge.stream;
 
 import io.lettuce.core.XAddArgs;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -14,11 +14,11 @@ public final class BridgeDeadLetters {
     /** The head of a refusal kept with the entry: enough to see why, bounded in size. */
     static final int MAX_REASON_CHARS = 512;
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final StreamKeys keys;
     private final long maxLength;
 
-    public BridgeDeadLetters(RedisCommands<String, String> redis, StreamKeys keys, long maxLength) {
+    public BridgeDeadLetters(RedisClusterCommands<String, String> redis, StreamKeys keys, long maxLength) {
         this.redis = redis;
         this.keys = keys;
         this.maxLength = maxLength;

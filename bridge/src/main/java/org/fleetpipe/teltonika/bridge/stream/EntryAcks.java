@@ -1,10 +1,10 @@
 package org.fleetpipe.teltonika.bridge.stream;
 
 import io.lettuce.core.Consumer;
-import io.lettuce.core.XClaimArgs;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
+import io.lettuce.core.XClaimArgs;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.PendingMessage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,11 +22,11 @@ public final class EntryAcks {
 
     private static final int PAGE = 1000;
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final StreamKeys keys;
     private final Consumer<String> me;
 
-    public EntryAcks(RedisCommands<String, String> redis, StreamKeys keys, String consumerName) {
+    public EntryAcks(RedisClusterCommands<String, String> redis, StreamKeys keys, String consumerName) {
         this.redis = redis;
         this.keys = keys;
         this.me = Consumer.from(keys.group(), consumerName);

@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.bridge.stream;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.PendingMessages;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +17,10 @@ public final class GroupLag {
     /** The answer; {@code entries} is -1 when Redis cannot count them (6.2 has no group lag). */
     public record Lag(long entries, long oldestAgeMillis) {}
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final StreamKeys keys;
 
-    public GroupLag(RedisCommands<String, String> redis, StreamKeys keys) {
+    public GroupLag(RedisClusterCommands<String, String> redis, StreamKeys keys) {
         this.redis = redis;
         this.keys = keys;
     }

@@ -4,7 +4,7 @@ import io.lettuce.core.Consumer;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +22,9 @@ public final class GroupReader {
 
     private static final String START = "0-0";
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
+    private final boolean cluster;
+    private int waitTurn;
     private final String group;
     private final String consumerName;
     private final Consumer<String> me;
@@ -30,7 +32,14 @@ public final class GroupReader {
     private final Map<String, String> claimCursors = new HashMap<>();
     private int claimStream;
 
-    public GroupReader(RedisCommands<String, String> redis, StreamKeys keys, String consumerName) {
+    public GroupReader(RedisClusterCommands<String, String> redis, StreamKeys keys, String consumerName) {
+        this(redis, false, keys, consumerName);
+    }
+
+    /** As above; {@code cluster}: a Redis Cluster, where one XREADGROUP may name keys of one slot only. */
+    public GroupReader(RedisClusterCommands<String, String> redis, boolean cluster, StreamKeys keys,
+                       String consumerName) {
+        this.cluster = cluster;
         this.redis = redis;
         this.group = keys.group();
         this.consumerName = consumerName;
@@ -55,9 +64,31 @@ public final class GroupReader {
             return List.of();
         }
         int perStream = Math.max(1, (count + streams.size() - 1) / streams.size());
+        if (cluster && streams.size() > 1) {
+            return nextApart(streams, perStream, block);
+        }
         XReadArgs.StreamOffset<String>[] offsets = streams.stream().map(XReadArgs.StreamOffset::lastConsumed)
                 .toArray(XReadArgs.StreamOffset[]::new);
         return convert(redis.xreadgroup(me, XReadArgs.Builder.count(perStream).block(block), offsets));
+    }
+
+    /**
+     * On a cluster, each partition in a call of its own, without waiting; only a round that found
+     * nothing waits, on one stream in turn, for {@code block} shared among them.
+     */
+    private List<StreamEntry> nextApart(List<String> streams, int perStream, Duration block) {
+        List<StreamEntry> entries = new ArrayList<>();
+        for (String stream : streams) {
+            entries.addAll(convert(redis.xreadgroup(me, XReadArgs.Builder.count(perStream),
+                    XReadArgs.StreamOffset.lastConsumed(stream))));
+        }
+        if (entries.isEmpty()) {
+            String stream = streams.get(Math.floorMod(waitTurn++, streams.size()));
+            Duration wait = block.dividedBy(streams.size());
+            entries.addAll(convert(redis.xreadgroup(me, XReadArgs.Builder.count(perStream)
+                    .block(wait.isZero() ? Duration.ofMillis(1) : wait), XReadArgs.StreamOffset.lastConsumed(stream))));
+        }
+        return entries;
     }
 
     /**

@@ -4,7 +4,7 @@ import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -47,7 +47,7 @@ public final class GroupStart {
      *
      * @return a line saying what was done, for the start log
      */
-    public static String apply(RedisCommands<String, String> redis, StreamKeys keys, Optional<String> from) {
+    public static String apply(RedisClusterCommands<String, String> redis, StreamKeys keys, Optional<String> from) {
         List<String> streams = keys.telemetryStreams();
         if (from.isPresent()) {
             for (String stream : streams) {
@@ -68,7 +68,7 @@ public final class GroupStart {
     }
 
     /** The group on one stream; says what was done. */
-    private static String apply(RedisCommands<String, String> redis, String stream, String group,
+    private static String apply(RedisClusterCommands<String, String> redis, String stream, String group,
                                 Optional<String> from) {
         String startId = from.map(GroupStart::justBefore).orElse("$");
         try {
@@ -84,7 +84,7 @@ public final class GroupStart {
         }
     }
 
-    private static void refuseTrimmed(RedisCommands<String, String> redis, String stream, String from) {
+    private static void refuseTrimmed(RedisClusterCommands<String, String> redis, String stream, String from) {
         if (from.equals("0-0")) {
             return;
         }
@@ -98,7 +98,7 @@ public final class GroupStart {
     }
 
     /** Whether the stream never lost an entry: its first entry is the first one ever added. */
-    private static boolean isStreamStart(RedisCommands<String, String> redis, String stream) {
+    private static boolean isStreamStart(RedisClusterCommands<String, String> redis, String stream) {
         // XINFO STREAM's entries-added exists from Redis 7; on 6.2 assume entries were trimmed.
         try {
             List<Object> info = redis.xinfoStream(stream);

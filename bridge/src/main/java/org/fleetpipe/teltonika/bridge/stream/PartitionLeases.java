@@ -3,8 +3,8 @@ package org.fleetpipe.teltonika.bridge.stream;
 import io.lettuce.core.Range;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -18,16 +18,19 @@ import org.fleetpipe.teltonika.redis.LuaScript;
  */
 public final class PartitionLeases {
 
-    private final StatefulRedisConnection<String, String> connection;
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> async;
+    private final Duration timeout;
     private final StreamKeys keys;
     private final String me;
     private final Duration ttl;
 
-    public PartitionLeases(StatefulRedisConnection<String, String> connection, StreamKeys keys, String consumerName,
-                           Duration ttl) {
-        this.connection = connection;
-        this.redis = connection.sync();
+    /** {@code timeout}: how long one lease script call may take. */
+    public PartitionLeases(RedisClusterCommands<String, String> redis, RedisClusterAsyncCommands<String, String> async,
+                           Duration timeout, StreamKeys keys, String consumerName, Duration ttl) {
+        this.redis = redis;
+        this.async = async;
+        this.timeout = timeout;
         this.keys = keys;
         this.me = consumerName;
         this.ttl = ttl;
@@ -84,9 +87,9 @@ public final class PartitionLeases {
 
     private long call(LuaScript script, int partition, String... args) {
         try {
-            Long answer = script.<Long>call(connection.async(), ScriptOutputType.INTEGER,
-                    new String[] {keys.lease(partition)}, args).toCompletableFuture().orTimeout(connection.getTimeout().toMillis(),
-                    java.util.concurrent.TimeUnit.MILLISECONDS).join();
+            Long answer = script.<Long>call(async, ScriptOutputType.INTEGER, new String[] {keys.lease(partition)}, args)
+                    .toCompletableFuture().orTimeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .join();
             return answer == null ? 0 : answer;
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException cause ? cause : e;

@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.bridge.stream;
 
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.List;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
 
@@ -19,7 +19,7 @@ public record StreamKeys(String namespace, String group, int partitions) {
      * The keys of the layout the servers wrote: {@code partitions} when more than 0 (the operator
      * said so), else the layout key {@code telemetry:partitions}, 1 when absent.
      */
-    public static StreamKeys read(RedisCommands<String, String> redis, String namespace, String group,
+    public static StreamKeys read(RedisClusterCommands<String, String> redis, String namespace, String group,
                                   int partitions) {
         int count = partitions > 0 ? partitions
                 : TelemetryLayout.parsePartitions(redis.get(TelemetryLayout.partitionsKey(namespace + "telemetry")));
