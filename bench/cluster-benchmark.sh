@@ -13,7 +13,9 @@
 #      records/s (after its 5 s warm-up), each primary's share and CPU, and where Redis's time
 #      went (INFO commandstats of every primary: the server's script calls and what they hold);
 #  (c) the ratio (b)/(a), (b) per primary, and CPU per stored record of Redis (all nodes), the server
-#      and the simulator, from /proc; and what other processes on the machine used meanwhile.
+#      and the simulator, from /proc; and the rest of the machine's busy time meanwhile ('others': other
+#      processes, and the kernel's softirq time, which /proc charges to no process: the loopback
+#      traffic's own, about 20 % of a core in (a) on a 2-core machine, is in it).
 # Needs redis-benchmark and redis-cli on the PATH (Debian: apt-get install redis-tools); the nodes
 # run redis-server from the PATH, else embedded-redis's 6.2 (as the tests). About 2.5 minutes, plus
 # up to a minute per cluster size waiting for a quiet machine. Everything it starts is stopped on exit.
@@ -65,7 +67,7 @@ echo "== cluster benchmark $(date -u +%FT%TZ), $(nproc) cores, logs in $out"
 echo "   primaries: ${sizes[*]}; $partitions partitions; (b): $connections connections x $records records, $duration"
 
 hz=$(getconf CLK_TCK)
-machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }  # busy ticks, all cores
+machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }  # busy ticks, all cores, irq and softirq included
 ticks_of() { local pid sum=0; for pid in "$@"; do sum=$((sum + $(bench_process_ticks "$pid"))); done; echo "$sum"; }
 now() { date +%s.%N; }
 
@@ -250,7 +252,7 @@ PY
   python3 -c "
 print(f'    XADD      {$xadd_rps:12,.0f} entries/s   ({$stored:,} entries between the first and the last id, {$a_window:.1f} s; '
       f'{$stored / $a_secs:,.0f}/s over the wall time {$a_secs:.1f} s, the clients starting and exiting included)')
-print(f'    CPU: redis (all nodes) {100 * $a_redis:.0f} %, redis-benchmark {100 * $a_client:.0f} %, other processes {100 * $a_others:.0f} % of a core')"
+print(f'    CPU: redis (all nodes) {100 * $a_redis:.0f} %, redis-benchmark {100 * $a_client:.0f} %, others {100 * $a_others:.0f} % of a core (other processes, softirq)')"
   for ((p = 0; p < partitions; p++)); do redis-cli -h "$host" -p "${port_of[p]}" DEL "bench:telemetry:{$p}" >/dev/null; done
 
   # -------------------------------------------------------------- (b) the server on the cluster
@@ -305,7 +307,7 @@ PY
   )
   python3 -c "
 print(f'    CPU during the run ({$b_secs:.1f} s; 100 % = one core): redis (all nodes) {100 * $b_redis:.0f} %, server {100 * $b_server:.0f} %, '
-      f'simulator {100 * $b_sim:.0f} % (its JVM start included), other processes {100 * $b_others:.0f} %')
+      f'simulator {100 * $b_sim:.0f} % (its JVM start included), others {100 * $b_others:.0f} % (other processes, softirq)')
 print(f'    CPU per stored record ({$b_stored:,} stored meanwhile): redis {$redis_us:.1f} us, server {$server_us:.1f} us, simulator {$sim_us:.1f} us')"
 
   # Where Redis's time went (INFO commandstats of every primary, reset at the start of the run; a
@@ -343,7 +345,7 @@ done
 
 # ---------------------------------------------------------------- summary
 echo
-echo "== summary ($(nproc) cores; CPU per stored record in (b); 'others' = other processes' CPU in (a) / (b), % of a core)"
+echo "== summary ($(nproc) cores; CPU per stored record in (b); 'others' = the rest of the machine's busy time in (a) / (b): other processes and softirq, % of a core)"
 python3 - "${results[@]}" <<'PY'
 import sys
 print("| primaries | partitions per primary | (a) XADD/s | (a) per primary | (b) records/s | (b) per primary | (c) (b)/(a) | CPU/record redis / server / sim | others (a) / (b) |")
