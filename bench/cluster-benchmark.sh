@@ -4,10 +4,12 @@
 # benchmarks' ClusterLauncher, Redis's default 15 s node timeout):
 #  (a) the cluster's own limit: pipelined XADD of one server-shaped entry (bench/lib.sh's, as in
 #      e2e-benchmark.sh's (a)) into the server's P partition streams bench:telemetry:{0..P-1}: one
-#      plain redis-benchmark per partition (-P 16, together about 50 connections) connected to that
-#      partition's primary, all at once; the rate is every entry over the wall time until the last
-#      one is done, so each primary carries its share of the partitions as the server would load it
-#      (16 partitions land 6/6/4 on 3 primaries) and the busiest one sets the limit;
+#      plain redis-benchmark per partition (-P 16, 50 connections shared out, rounded up: 4 each)
+#      connected to that partition's primary, all at once; the rate is every entry over the time
+#      from the first entry's id to the last one's (Redis's clock: the clients' start and exit left
+#      out; the wall-time rate is printed beside it), so each primary carries its share of the
+#      partitions as the server would load it (16 land 6/6/4 on 3 primaries), the busiest one
+#      setting the limit; each primary's own rate over its own entries beside it;
 #  (b) the server jar on that cluster (REDIS_URL=redis-cluster://..., REDIS_NAMESPACE={bench}:,
 #      TELEMETRY_PARTITIONS=P) under the simulator's closed-loop load: the steady acknowledged
 #      records/s (after its 5 s warm-up), each primary's share and CPU, and where Redis's time
@@ -15,7 +17,7 @@
 #  (c) the ratio (b)/(a), (b) per primary, and CPU per stored record of Redis (all nodes), the server
 #      and the simulator, from /proc; and the rest of the machine's busy time meanwhile ('others': other
 #      processes, and the kernel's softirq time, which /proc charges to no process: the loopback
-#      traffic's own, about 20 % of a core in (a) on a 2-core machine, is in it).
+#      traffic's own, up to about 15 % of a core, is in it).
 # Needs redis-benchmark and redis-cli on the PATH (Debian: apt-get install redis-tools); the nodes
 # run redis-server from the PATH, else embedded-redis's 6.2 (as the tests). About 2.5 minutes, plus
 # up to a minute per cluster size waiting for a quiet machine. Everything it starts is stopped on exit.
@@ -28,6 +30,7 @@
 #        REDIS_SERVER=/path/to/redis-server  the nodes' binary (default: the PATH's, else the embedded 6.2)
 #        DEDUP_WINDOW=0s  run the server with deduplication off (default: on, 1h, as in production)
 #        SERVER_JAVA_OPTS="..."  extra JVM options for the server
+#        SIM_THREADS=8  the simulator's event loop threads (default 2; a larger host needs more)
 #        TCP_PORT=9627 HTTP_PORT=9628  the server's ports (below the cluster nodes' 10000-32767)
 #        CLUSTER_OUT=dir  keep logs there (default: a temporary directory, printed at the end)
 set -euo pipefail
@@ -180,7 +183,7 @@ node_ticks_file() {  # file: "port ticks" per primary
   for port in "${primary_ports[@]}"; do echo "$port $(bench_process_ticks "$(node_pid_of "$port")")"; done > "$1"
 }
 
-sim() { java -jar "$sim_jar" --host "$host" --port "$tcp_port" "$@"; }
+sim() { java -jar "$sim_jar" --host "$host" --port "$tcp_port" ${SIM_THREADS:+--threads "$SIM_THREADS"} "$@"; }
 stored_records() {  # records the server stored (written or found duplicate) so far
   curl -fs "http://$host:$http_port/metrics" | awk '/^teltonika_records_(written|duplicate)_total/ {r += $2} END {printf "%.0f\n", r}'
 }
