@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ $(uname -m) == x86_64 ]] || { echo "run.sh: this bundle is for x86-64 Linux, this host is $(uname -s) $(uname -m)" >&2; exit 2; }
 # The one thing the bundle does not carry: the scripts' parsing and statistics are Python.
 command -v python3 >/dev/null || {
-  echo "run.sh: python3 not found on the PATH: it is the one requirement the bundle leaves to the host (Debian/Ubuntu: apt-get install python3-minimal)" >&2
+  echo "run.sh: python3 not found on the PATH: it is the one requirement the bundle leaves to the host (Debian/Ubuntu: apt-get install python3)" >&2
   exit 2
 }
 for tool in awk sed grep pgrep getconf hostname timeout; do
