@@ -13,9 +13,9 @@
 #        BUNDLE_ACK_FLOOR=1  also carry benchmarks/target/benchmarks.jar (bench/ack-floor.sh; +46 MB)
 # Then, on the target host: tar xzf teltonika-bench-*.tar.gz && ./teltonika-bench-*/run.sh 5
 set -euo pipefail
+# A given out-dir is relative to where the script was called from; the default is the repo's bench-bundle/.
+out_dir=$(mkdir -p "${1:-$(dirname "$0")/../bench-bundle}" && cd "${1:-$(dirname "$0")/../bench-bundle}" && pwd)
 cd "$(dirname "$0")/.."
-root=$PWD
-out_dir=$(mkdir -p "${1:-bench-bundle}" && cd "${1:-bench-bundle}" && pwd)
 
 fail() { echo "bundle: $*" >&2; exit 1; }
 [[ $(uname -m) == x86_64 ]] || fail "builds the x86-64 bundle only on x86-64, this is $(uname -m)"
