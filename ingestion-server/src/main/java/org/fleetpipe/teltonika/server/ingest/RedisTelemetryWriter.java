@@ -71,6 +71,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private static final byte[] REFRESH_INFO_BODY = RespArguments.preEncoded(IngestScripts.REFRESH_INFO);
 
     private final RedisClusterAsyncCommands<String, String> redis;
+    private final RedisClusterAsyncCommands<String, String> infoRedis;
     private final RedisKeys keys;
     private final TelemetryEntryMapper mapper;
     private final boolean dedup;
@@ -110,10 +111,23 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
      */
     public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
                                 TelemetryWriteSettings settings, TelemetryLanes lanes, boolean cluster) {
+        this(redis, redis, keys, mapper, settings, lanes, cluster);
+    }
+
+    /**
+     * As above, writing on {@code redis} and refreshing device info hashes apart on {@code infoRedis}:
+     * a connection to one node ({@link ShardReplicaAcks}) cannot reach the namespace's slot, the
+     * cluster connection can.
+     */
+    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis,
+                                RedisClusterAsyncCommands<String, String> infoRedis, RedisKeys keys,
+                                TelemetryEntryMapper mapper, TelemetryWriteSettings settings, TelemetryLanes lanes,
+                                boolean cluster) {
         if (cluster && lanes != null) {
             throw new IllegalArgumentException("no MULTI lanes on a Redis Cluster");
         }
         this.redis = redis;
+        this.infoRedis = infoRedis;
         this.lanes = lanes;
         this.callPerPartition = cluster && keys.partitions() > 1;
         this.streamKey = RespArguments.preEncoded(keys.telemetry());
@@ -534,7 +548,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
 
         /** The device info refresh on its own (a cluster: the hash is not in the records' slot); best effort. */
         private void refreshInfo(Imei imei, long newest) {
-            redis.<Long>eval(IngestScripts.REFRESH_INFO, ScriptOutputType.INTEGER,
+            infoRedis.<Long>eval(IngestScripts.REFRESH_INFO, ScriptOutputType.INTEGER,
                     new String[] {keys.deviceInfo(imei.value())}, deviceInfoTtlText,
                     Long.toString(newest));
         }

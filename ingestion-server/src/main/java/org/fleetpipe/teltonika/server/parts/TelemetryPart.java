@@ -104,7 +104,7 @@ public final class TelemetryPart implements Part {
                     connector.refreshTopology();
                 }
             }, connector.nodeClient(), (connection, epoch) -> new ReplicaAckBatcher(
-                    new RedisTelemetryWriter(connection.async(), keys, mapper, writeSettings, null, true),
+                    new RedisTelemetryWriter(connection.async(), async, keys, mapper, writeSettings, null, true),
                     connection.async()::waitForReplication, epoch, settings.telemetry().ackReplicas(),
                     settings.telemetry().ackReplicasTimeout(), shared.metrics()::replicaShortfall));
             shardAcks.openAll(settings.redis().commandTimeout());

@@ -32,7 +32,8 @@ final class ClusterFailover {
     private static final int DEVICES = 12;
 
     /** Per device: the records acknowledged to it, in order, and the times of its stream entries, in stream order. */
-    record Outcome(Map<String, List<AvlRecord>> acknowledged, Map<String, List<Long>> stored, int onKilledPrimary) {
+    record Outcome(Map<String, List<AvlRecord>> acknowledged, Map<String, List<Long>> stored, int onKilledPrimary,
+                   Map<String, String> lastRecordAt) {
     }
 
     private ClusterFailover() {
@@ -73,7 +74,8 @@ final class ClusterFailover {
             }
             Map<String, List<AvlRecord>> acknowledged = new HashMap<>();
             trackers.forEach(t -> acknowledged.put(t.imei(), t.acknowledgedRecords()));
-            return new Outcome(acknowledged, stored(cluster, acknowledged.keySet()), onVictim);
+            return new Outcome(acknowledged, stored(cluster, acknowledged.keySet()), onVictim,
+                    lastRecordAt(cluster, acknowledged.keySet()));
         } finally {
             for (ResendingTracker t : trackers) {
                 t.stop();
@@ -95,6 +97,20 @@ final class ClusterFailover {
                 stored.put(imei, times);
             }
             return stored;
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** Each device's {@code last_record_at} in its info hash (null when missing), refreshed apart from the records. */
+    private static Map<String, String> lastRecordAt(LocalRedisCluster cluster, Iterable<String> imeis) {
+        RedisClusterClient client = RedisClusterClient.create(cluster.redisUris());
+        try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+            Map<String, String> at = new HashMap<>();
+            for (String imei : imeis) {
+                at.put(imei, connection.sync().hget("{fleet}:device:info:" + imei, "last_record_at"));
+            }
+            return at;
         } finally {
             client.shutdown();
         }

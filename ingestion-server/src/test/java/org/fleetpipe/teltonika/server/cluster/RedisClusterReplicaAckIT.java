@@ -21,6 +21,8 @@ class RedisClusterReplicaAckIT {
         ClusterFailover.Outcome outcome = ClusterFailover.run(cluster, 1);
 
         assertThat(outcome.onKilledPrimary()).as("some devices were on the killed primary").isPositive();
+        assertThat(outcome.lastRecordAt()).as("the info hashes, in the namespace's slot, refreshed too")
+                .doesNotContainValue(null);
         outcome.acknowledged().forEach((imei, acked) -> {
             List<Long> stored = outcome.stored().get(imei);
             List<Long> times = acked.stream().map(AvlRecord::timestamp).toList();
