@@ -155,6 +155,9 @@ public final class RedisConnector implements AutoCloseable {
      * topology, with the seed's login and TLS; empty while no node serves it (a failover).
      */
     public Optional<RedisURI> primaryFor(int slot) {
+        if (!isCluster()) {
+            throw new IllegalStateException("slots exist on a Redis Cluster only");
+        }
         RedisClusterNode node = ((StatefulRedisClusterConnection<String, String>) connection).getPartitions()
                 .getMasterBySlot(slot);
         if (node == null || node.getUri() == null || node.is(RedisClusterNode.NodeFlag.FAIL)) {
@@ -178,6 +181,9 @@ public final class RedisConnector implements AutoCloseable {
      * connection that wrote), with the shared connection's options.
      */
     public synchronized RedisClient nodeClient() {
+        if (!isCluster()) {
+            throw new IllegalStateException("node clients are for a Redis Cluster; use client()");
+        }
         if (nodeClient == null) {
             nodeClient = RedisClient.create(resources);
             nodeClient.setOptions(standaloneOptions(commandTimeout, requestQueueSize));
