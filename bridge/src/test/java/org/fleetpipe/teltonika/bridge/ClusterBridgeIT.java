@@ -36,7 +36,8 @@ class ClusterBridgeIT {
             redis.set("{fleet}:telemetry:partitions", "8");
 
             try (Bridge b1 = start(cluster, endpoint, "b1"); Bridge b2 = start(cluster, endpoint, "b2")) {
-                // The group starts at the end of each stream: the fleet writes once both read.
+                // The group starts at the end of each stream: the fleet writes once both read, 4 partitions each.
+                await().atMost(Duration.ofSeconds(20)).until(() -> held(b1) == 4 && held(b2) == 4);
                 new TelemetryEntries(redis, layout).addFleet(DEVICES, PER_DEVICE, 0);
                 int total = DEVICES * PER_DEVICE;
                 await().atMost(Duration.ofSeconds(60)).until(() -> endpoint.distinct() == total);
@@ -56,6 +57,10 @@ class ClusterBridgeIT {
         } finally {
             client.shutdown();
         }
+    }
+
+    private static double held(Bridge bridge) {
+        return bridge.registry().find("teltonika_bridge_partitions_held").gauge().value();
     }
 
     private static double delivered(Bridge bridge) {

@@ -58,10 +58,10 @@ class PartitionLeaseIT {
             throws Exception {
         TelemetryLayout layout = new TelemetryLayout("telemetry", 4);
         redis.set("telemetry:partitions", "4");
-        int rounds = 150;
+        int rounds = 80;
         try (Bridge b1 = start(fixture, "b1")) {
             await().atMost(Duration.ofSeconds(10)).until(() -> held(b1) == 4);
-            // 400 records a second for about 15 s; the second replica joins under load, so two
+            // 400 records a second for about 8 s; the second replica joins under load, so two
             // partitions change hands while entries of them are queued and in flight.
             Future<?> writing = writeSteadily(fixture, layout, rounds, 400);
             await().atMost(Duration.ofSeconds(20)).until(() -> endpoint.accepted() >= 400);
@@ -90,7 +90,7 @@ class PartitionLeaseIT {
     void onePartition_oneReplicaDelivers_theStandbyTakesOverAtOnceWhenItStops(RedisFixture fixture)
             throws Exception {
         TelemetryLayout layout = new TelemetryLayout("telemetry", 1);
-        int rounds = 150;
+        int rounds = 80;
         Bridge b1 = start(fixture, "b1");
         try {
             await().atMost(Duration.ofSeconds(10)).until(() -> held(b1) == 1);

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class DeadInstanceHandBackRaceIT {
 
-    private static final int ROUNDS = 200;
+    private static final int ROUNDS = 100;
     private static final long ROUNDS_SECONDS = 90;
     private static final int DEVICES = 60;
     private static final String DEAD = "dead-9";
