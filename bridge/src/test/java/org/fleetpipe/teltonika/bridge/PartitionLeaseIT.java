@@ -176,15 +176,7 @@ class PartitionLeaseIT {
     private Future<?> writeSteadily(RedisFixture fixture, TelemetryLayout layout, int rounds, int perSecond) {
         return writer.submit(() -> {
             try (StatefulRedisConnection<String, String> own = fixture.client().connect()) {
-                TelemetryEntries entries = new TelemetryEntries(own.sync(), layout);
-                long pauseNanos = TimeUnit.SECONDS.toNanos(1) * DEVICES / perSecond;
-                for (int seq = 0; seq < rounds; seq++) {
-                    long next = System.nanoTime() + pauseNanos;
-                    for (int device = 0; device < DEVICES; device++) {
-                        entries.add(device, seq);
-                    }
-                    TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
-                }
+                new TelemetryEntries(own.sync(), layout).addSteadily(DEVICES, rounds, perSecond);
             }
             return null;
         });

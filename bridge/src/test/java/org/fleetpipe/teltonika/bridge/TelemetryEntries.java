@@ -3,6 +3,7 @@ package org.fleetpipe.teltonika.bridge;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
 
 /**
@@ -59,6 +60,18 @@ final class TelemetryEntries {
             for (int device = 0; device < devices; device++) {
                 add(device, seq);
             }
+        }
+    }
+
+    /** As {@link #addFleet}, paced at about {@code perSecond} records a second, a round of every device at a time. */
+    void addSteadily(int devices, int rounds, int perSecond) throws InterruptedException {
+        long pauseNanos = TimeUnit.SECONDS.toNanos(1) * devices / perSecond;
+        for (int seq = 0; seq < rounds; seq++) {
+            long next = System.nanoTime() + pauseNanos;
+            for (int device = 0; device < devices; device++) {
+                add(device, seq);
+            }
+            TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
         }
     }
 }
