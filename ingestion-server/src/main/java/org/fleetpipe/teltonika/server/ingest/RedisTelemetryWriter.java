@@ -214,7 +214,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         /** The script's arguments after its fixed ones, packet by packet (layout in append-packets.lua). */
         private final RespArguments args;
         private List<Pending> packets = new ArrayList<>();
-        private final List<Imei> imeis = new ArrayList<>();
+        /** Each packet's device keys, encoded once per connection: no key is built per packet here. */
+        private final List<DeviceBulks> devices = new ArrayList<>();
         private CodecId codec;
         private int records;
 
@@ -340,7 +341,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                     throw e;
                 }
                 call.packets.add(pending);
-                call.imeis.add(imei);
+                call.devices.add(connection.bulks(imei, keys));
                 call.records += n;
                 if (refreshApart) {
                     long newestRecord = newest;
@@ -477,16 +478,14 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             try {
                 RespArguments args = new RespArguments(256 + items.size() * 96 + gathered.args.byteLength());
                 args.number(4L * items.size());
-                String firstStream = null;
-                for (Imei imei : gathered.imeis) {
-                    String device = imei.value();
-                    String stream = keys.telemetryOf(device);
-                    firstStream = firstStream == null ? stream : firstStream;
+                for (DeviceBulks device : gathered.devices) {
                     // Per partition on a cluster, the info hash is in another slot and refreshed apart:
                     // the stream stands in for it, never touched (Redis refuses a call whose keys span slots).
-                    args.text(stream).text(callPerPartition ? stream : keys.deviceInfo(device))
-                            .text(keys.dedupRecent(device)).text(keys.dedupPrevious(device));
+                    args.encoded(device.stream()).encoded(callPerPartition ? device.stream() : device.info())
+                            .encoded(device.recent()).encoded(device.previous());
                 }
+                // Every packet of a call is in one slot on a cluster: the first one's stream routes it.
+                String firstStream = keys.telemetryOf(gathered.devices.get(0).imei().value());
                 args.encoded(dedupWindowMillis).encoded(dedupPerDevice).encoded(deviceInfoTtlMillis)
                         .number(items.size()).append(gathered.args);
                 call = IngestScripts.APPEND_PACKETS.callIntegers(redis, args, firstStream);
@@ -494,7 +493,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                 call = CompletableFuture.failedFuture(e);
             } finally {
                 gathered.args.reset();
-                gathered.imeis.clear();
+                gathered.devices.clear();
                 gathered.codec = null;
             }
             call.whenComplete((stored, error) -> {
