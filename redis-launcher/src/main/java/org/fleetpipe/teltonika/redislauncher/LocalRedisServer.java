@@ -9,7 +9,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,7 +65,7 @@ public final class LocalRedisServer implements AutoCloseable {
         this.timeout = builder.timeout;
         this.password = builder.password;
         this.portChosenByUs = builder.port == 0;
-        this.port = portChosenByUs ? freePort() : builder.port;
+        this.port = portChosenByUs ? LoopbackPorts.free() : builder.port;
     }
 
     /** Starts configuring a server; by default a free port and the binary from {@link Binary#resolve()}. */
@@ -87,7 +86,7 @@ public final class LocalRedisServer implements AutoCloseable {
                 if (!portChosenByUs || startedOnce || attempt >= FREE_PORT_ATTEMPTS) {
                     throw e;
                 }
-                port = freePort();
+                port = LoopbackPorts.free();
             }
         }
         startedOnce = true;
@@ -351,14 +350,6 @@ public final class LocalRedisServer implements AutoCloseable {
             } catch (IOException | UncheckedIOException e) {
                 // A leftover in the temp directory is harmless; the next launch gets a new one.
             }
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, LOOPBACK)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free port on " + LOOPBACK, e);
         }
     }
 

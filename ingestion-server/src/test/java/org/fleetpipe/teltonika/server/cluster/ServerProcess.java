@@ -3,8 +3,6 @@ package org.fleetpipe.teltonika.server.cluster;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.redislauncher.LoopbackPorts;
 
 /**
  * The shaded server jar as a child process, as a user or Kubernetes runs it: settings through
@@ -24,6 +23,7 @@ public final class ServerProcess implements AutoCloseable {
     static final Path JAR = built("ingestion-server.jar");
     /** The container image's jar: no test-kit, so no embedded Redis. */
     static final Path SLIM_JAR = built("ingestion-server-slim.jar");
+    private static final int BIND_ATTEMPTS = 3;
 
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
@@ -51,9 +51,23 @@ public final class ServerProcess implements AutoCloseable {
         pump.start();
     }
 
-    /** Starts the jar with {@code env} on free ports and waits for its ready line. */
+    /**
+     * Starts the jar with {@code env} on free ports and waits for its ready line; a port taken
+     * between the check and the server's bind costs one more try on other ports, not the test.
+     */
     public static ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
-        return start(env, freePort(), freePort());
+        for (int attempt = 1; ; attempt++) {
+            ServerProcess server = launch(JAR, env, freePort(), freePort());
+            try {
+                server.awaitLog("ready:", Duration.ofSeconds(60));
+                return server;
+            } catch (AssertionError e) {
+                server.close();
+                if (attempt >= BIND_ATTEMPTS || !server.logContains("Address already in use")) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Starts the jar on the given ports (a restarted replica keeps its address) and waits for its ready line. */
@@ -136,10 +150,9 @@ public final class ServerProcess implements AutoCloseable {
         }
     }
 
-    public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    /** A loopback port nothing listens on, outside the range outgoing connections draw from. */
+    public static int freePort() {
+        return LoopbackPorts.free();
     }
 
     @Override

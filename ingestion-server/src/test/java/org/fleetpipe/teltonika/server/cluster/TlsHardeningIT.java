@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,19 +61,13 @@ class TlsHardeningIT {
 
     private void start(String clientAuth) throws Exception {
         Map<String, Object> settings = new HashMap<>(Map.of("redis.url", redis.uri(), "tcp-port", 0, "udp-port", 0,
-                "http-port", 0, "bind-address", "127.0.0.1", "tls.port", freePort(),
+                "http-port", 0, "bind-address", "127.0.0.1", "tls.port", ServerProcess.freePort(),
                 "tls.cert-file", dir.resolve("cert.pem").toString(), "tls.key-file", dir.resolve("key.pem").toString()));
         settings.put("tls.client-auth", clientAuth);
         if (!clientAuth.equals("none")) {
             settings.put("tls.client-ca-file", dir.resolve("ca.pem").toString());
         }
         server = new IngestionServer(SettingsLoader.load(settings)).start();
-    }
-
-    private static int freePort() throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     /** A JDK client socket, not yet handshaken, presenting {@code keys} (null: no certificate). */

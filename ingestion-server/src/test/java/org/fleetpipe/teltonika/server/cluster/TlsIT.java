@@ -81,15 +81,9 @@ class TlsIT {
     private IngestionServer start(RedisFixture redis) throws Exception {
         server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(), "tcp-port", 0,
                 "udp-port", 0, "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1",
-                "tls.port", freePort(), "tls.cert-file", dir.resolve("cert.pem").toString(),
+                "tls.port", ServerProcess.freePort(), "tls.cert-file", dir.resolve("cert.pem").toString(),
                 "tls.key-file", dir.resolve("key.pem").toString(), "tls.reload-check", "200ms"))).start();
         return server;
-    }
-
-    private static int freePort() throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     private SSLSocket tls() throws Exception {

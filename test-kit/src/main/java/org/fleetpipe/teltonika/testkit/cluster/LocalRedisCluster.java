@@ -1,9 +1,5 @@
 package org.fleetpipe.teltonika.testkit.cluster;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,12 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 import org.fleetpipe.teltonika.redislauncher.LocalRedisServer.Binary;
+import org.fleetpipe.teltonika.redislauncher.LoopbackPorts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,13 +38,8 @@ public final class LocalRedisCluster implements AutoCloseable {
     static final String HOST = "127.0.0.1";
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalRedisCluster.class);
-    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     // Redis 6.2 has no cluster-port: the bus is always on port + 10000, which must be free as well.
     private static final int BUS_PORT_OFFSET = 10000;
-    // Below 22768 both ports stay under Linux's ephemeral range (32768 up), which outgoing
-    // connections of other builds on the machine draw from.
-    private static final int LOWEST_PORT = 10000;
-    private static final int HIGHEST_PORT = 22767;
     private static final int LAUNCH_ATTEMPTS = 5;
     // Redis 6.2 has no ADDSLOTSRANGE; a few thousand arguments per command would do, this keeps each small.
     private static final int ADDSLOTS_CHUNK = 1024;
@@ -165,7 +156,7 @@ public final class LocalRedisCluster implements AutoCloseable {
         for (int attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
             LocalRedisServer server = LocalRedisServer.builder()
                     .binary(binary)
-                    .port(freePortWithFreeBusPort())
+                    .port(LoopbackPorts.free(BUS_PORT_OFFSET))
                     .args("--cluster-enabled", "yes",
                             // Relative: it lands in the process's own directory, removed with it.
                             "--cluster-config-file", "nodes.conf",
@@ -432,27 +423,6 @@ public final class LocalRedisCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while waiting until " + what, e);
             }
-        }
-    }
-
-    private static int freePortWithFreeBusPort() {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int port = random.nextInt(LOWEST_PORT, HIGHEST_PORT + 1);
-            if (bindable(port) && bindable(port + BUS_PORT_OFFSET)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("found no free pair of ports p and p+" + BUS_PORT_OFFSET + " in "
-                + LOWEST_PORT + ".." + HIGHEST_PORT + " on " + LOOPBACK);
-    }
-
-    private static boolean bindable(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress(LOOPBACK, port), 1);
-            return true;
-        } catch (IOException e) {
-            return false;
         }
     }
 
