@@ -8,8 +8,6 @@ import io.moquette.broker.security.IAuthenticator;
 import io.moquette.broker.security.IAuthorizatorPolicy;
 import io.moquette.broker.subscriptions.Topic;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.fleetpipe.teltonika.redislauncher.LoopbackPorts;
 
 /**
  * A real MQTT 3.1.1 broker (Moquette) in this JVM on 127.0.0.1, state in memory only, that can be
@@ -41,9 +40,7 @@ final class InProcessMqttBroker implements AutoCloseable {
     private Server server;
 
     InProcessMqttBroker() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();
-        }
+        port = LoopbackPorts.free();
         // Persistence is off; the directory only makes sure nothing lands in the working directory.
         dataDirectory = Files.createTempDirectory("moquette-");
         start();

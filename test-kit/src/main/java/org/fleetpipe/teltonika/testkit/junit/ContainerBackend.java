@@ -1,10 +1,7 @@
 package org.fleetpipe.teltonika.testkit.junit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
+import org.fleetpipe.teltonika.redislauncher.LoopbackPorts;
 
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -41,7 +38,7 @@ final class ContainerBackend implements RedisBackend {
     @SuppressWarnings("resource") // closed by close()
     static RedisBackend startNew() {
         // A fixed host port, unlike Testcontainers' random mapping, survives a container stop and start.
-        int hostPort = freeLocalPort();
+        int hostPort = LoopbackPorts.free();
         GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse("redis:7-alpine"))
                 .withExposedPorts(REDIS_PORT)
                 .withCommand("redis-server", "--save", "", "--appendonly", "no")
@@ -100,11 +97,4 @@ final class ContainerBackend implements RedisBackend {
         container.close();
     }
 
-    private static int freeLocalPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }
