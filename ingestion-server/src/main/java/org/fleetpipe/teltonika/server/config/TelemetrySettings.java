@@ -26,11 +26,12 @@ import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
  * @param deadLetterMaxFrameBytes raw bytes kept of a dead-lettered frame
  * @param clockSkewFuture        a record stamped more than this after its receipt is stored with valid=0
  * @param partitions             streams the telemetry is split into by device (TELEMETRY.md, "Partitions")
+ * @param blockLinger            a MULTI block that is not full waits this long from its first packet for more
  */
 public record TelemetrySettings(StreamRetentionSettings retention, Duration dedupWindow, int ackReplicas,
                                 Duration ackReplicasTimeout, int dedupPerDevice, boolean transactionWrites,
                                 int deadLetterMaxEntries, int deadLetterMaxFrameBytes, Duration clockSkewFuture,
-                                int partitions) {
+                                int partitions, Duration blockLinger) {
 
     static TelemetrySettings from(Config c) {
         return new TelemetrySettings(retention(c),
@@ -42,7 +43,17 @@ public record TelemetrySettings(StreamRetentionSettings retention, Duration dedu
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
                 clockSkewFuture(c),
-                intIn(c, "telemetry.partitions", 1, RedisKeys.MAX_PARTITIONS));
+                intIn(c, "telemetry.partitions", 1, RedisKeys.MAX_PARTITIONS),
+                blockLinger(c));
+    }
+
+    private static Duration blockLinger(Config c) {
+        Duration linger = notNegative(c, "telemetry.block-linger");
+        if (linger.compareTo(Duration.ofMillis(50)) > 0) {
+            // Every ACK of the block waits that long: beyond a few milliseconds it buys Redis nothing.
+            throw refuse(c, "telemetry.block-linger", "must be at most 50ms");
+        }
+        return linger;
     }
 
     private static Duration clockSkewFuture(Config c) {

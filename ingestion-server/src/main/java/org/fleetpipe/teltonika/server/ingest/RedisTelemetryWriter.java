@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
@@ -48,7 +49,7 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 public final class RedisTelemetryWriter implements TelemetryWriter {
 
     /** Bounds one script run or block (about 2-4 us of Redis time per record), so other clients wait little. */
-    static final int MAX_BATCH_PACKETS = 16;
+    public static final int MAX_BATCH_PACKETS = 16;
     static final int MAX_BATCH_RECORDS = 256;
     /**
      * Blocks a loop's pipe may have unanswered before the next waits for an answer: the packets of
@@ -82,6 +83,8 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private final byte[] streamKey;
     private final int dedupCap;
     private final TelemetryLanes lanes;
+    /** How long a block that is not full may wait for more packets, from its first one. */
+    private final long blockLingerNanos;
     /** Script calls per partition (a cluster with several partitions), else one call for any devices. */
     private final boolean callPerPartition;
     private final LongAdder scriptPackets = new LongAdder();
@@ -139,6 +142,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         this.dedupPerDevice = RespArguments.preEncoded(Integer.toString(settings.dedupPerDevice()));
         this.deviceInfoTtlText = Long.toString(settings.deviceInfoTtl().toMillis());
         this.deviceInfoTtlMillis = RespArguments.preEncoded(deviceInfoTtlText);
+        this.blockLingerNanos = settings.blockLinger().toNanos();
     }
 
     @Override
@@ -257,6 +261,9 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         private List<Pending> blocked = new ArrayList<>();
         private int blockCommands;
         private int blockRecords;
+        /** When the gathering block's first packet came: the linger counts from there. */
+        private long blockOpenedNanos;
+        private boolean lingerScheduled;
         private boolean flushQueued;
         private boolean pipeOpened;
         private TransactionPipe pipe;
@@ -323,6 +330,9 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                 } catch (RuntimeException e) {
                     block.truncate(bytesBefore, argumentsBefore);
                     throw e;
+                }
+                if (blocked.isEmpty()) {
+                    blockOpenedNanos = System.nanoTime();
                 }
                 blocked.add(pending);
                 blockRecords += n;
@@ -453,13 +463,38 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
             return !blocked.isEmpty();
         }
 
-        /** The loop's round is over: the script calls go now, the block unless the pipe is still busy. */
+        /** The loop's round is over: the script calls go now, the block when it is due. */
         void roundEnded() {
             flushQueued = false;
             sendScripts();
-            if (!blocked.isEmpty() && pipe.inFlight() < MAX_BLOCKS_IN_FLIGHT) {
-                sendBlock();
+            sendBlockIfDue();
+        }
+
+        /**
+         * Sends the gathered block once the pipe is free and the block has lingered its time; a
+         * block that is not due yet is looked at again when it is. A busy pipe sends it on its answer.
+         */
+        private void sendBlockIfDue() {
+            if (blocked.isEmpty() || pipe.inFlight() >= MAX_BLOCKS_IN_FLIGHT) {
+                return;
             }
+            long wait = blockLingerNanos - (System.nanoTime() - blockOpenedNanos);
+            if (wait <= 0) {
+                sendBlock();
+            } else if (!lingerScheduled) {
+                lingerScheduled = true;
+                try {
+                    loop.schedule(this::lingerEnded, wait, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException stopping) {
+                    lingerScheduled = false;
+                    sendBlock();
+                }
+            }
+        }
+
+        private void lingerEnded() {
+            lingerScheduled = false;
+            sendBlockIfDue();
         }
 
         private void sendScripts() {
@@ -532,10 +567,10 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
                         }
                     } else {
                         completeBlock(items, error);
-                        // What gathered while this block was out goes now, unless another round's
-                        // end is queued to send it.
-                        if (!blocked.isEmpty() && !flushQueued && pipe.inFlight() < MAX_BLOCKS_IN_FLIGHT) {
-                            sendBlock();
+                        // What gathered while this block was out goes when due, unless another
+                        // round's end is queued to look at it.
+                        if (!flushQueued) {
+                            sendBlockIfDue();
                         }
                     }
                 });

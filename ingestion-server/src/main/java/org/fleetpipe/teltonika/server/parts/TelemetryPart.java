@@ -87,7 +87,8 @@ public final class TelemetryPart implements Part {
     /** The writer that stores: with ACK_REPLICAS, confirmed by replicas; else the script or the MULTI lanes. */
     private TelemetryWriter storeWriter(ServerSettings settings, RedisKeys keys, RedisClusterAsyncCommands<String, String> async) {
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(settings.telemetry().dedupWindow(),
-                settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl());
+                settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl(),
+                settings.telemetry().blockLinger());
         TelemetryEntryMapper mapper = new TelemetryEntryMapper(instance.identity()::id,
                 new RecordValidity(settings.telemetry().clockSkewFuture(), RecordValidityMetrics.bind(shared.registry())));
         if (settings.telemetry().ackReplicas() > 0 && redis.connector().isCluster()) {

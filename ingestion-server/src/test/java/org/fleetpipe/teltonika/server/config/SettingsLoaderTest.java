@@ -274,6 +274,15 @@ class SettingsLoaderTest {
                 "redis.namespace", "{fleet}:"))).hasMessageContaining("not a valid Redis Cluster URL");
     }
 
+    @Test
+    void load_blockLinger_defaultsTo1ms_andTakesTheVariable() {
+        assertThat(SettingsLoader.load(Map.of()).telemetry().blockLinger()).isEqualTo(Duration.ofMillis(1));
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_BLOCK_LINGER", "0s"), Map.of()).telemetry()
+                .blockLinger()).isZero();
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_BLOCK_LINGER", "2500us"), Map.of()).telemetry()
+                .blockLinger()).isEqualTo(Duration.ofMillis(2).plusNanos(500_000));
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {
             "tcp-port | abc",
@@ -312,6 +321,8 @@ class SettingsLoaderTest {
             "limits.max-udp-records-per-second | 100",
             "limits.max-udp-in-flight | -4",
             "telemetry.stream-max-len | -1",
+            "telemetry.block-linger | 51ms",
+            "telemetry.block-linger | -1ms",
             "dead-letters.max-entries | 0",
             "io-threads | -1",
             "admission.deny-sweep-interval | 0s",

@@ -251,6 +251,67 @@ class TelemetryBlockIT {
                 .containsExactlyInAnyOrderElementsOf(expected);
     }
 
+    @Test
+    void blockNotFull_waitsItsLingerForMorePackets_andGoesAsOne() throws Exception {
+        RedisTelemetryWriter lingering = lingeringWriter(Duration.ofSeconds(3));
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(15);
+        writeAsync(lingering, random.packet(CodecId.CODEC_8, 10), connection).get(10, TimeUnit.SECONDS);
+        writeAsync(lingering, random.packet(CodecId.CODEC_8, 10), connection).get(10, TimeUnit.SECONDS);
+
+        List<CompletableFuture<Integer>> acks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            // Each its own loop task, so its own round: without the linger, the first would go alone.
+            acks.add(writeAsync(lingering, random.packet(CodecId.CODEC_8, 10), connection));
+        }
+
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> !acks.get(0).isDone());
+        for (CompletableFuture<Integer> ack : acks) {
+            assertThat(ack.get(20, TimeUnit.SECONDS)).isEqualTo(10);
+        }
+        assertThat(calls("exec")).as("the three rounds in one block").isEqualTo(1);
+        assertThat(commands.xlen("telemetry")).isEqualTo(50);
+    }
+
+    @Test
+    void fullBlock_goesAtOnce_whateverTheLinger() throws Exception {
+        RedisTelemetryWriter lingering = lingeringWriter(Duration.ofMinutes(5));
+        ResendGuard connection = ResendGuard.forConnection();
+        RandomAvl random = new RandomAvl(16);
+        writeAsync(lingering, random.packet(CodecId.CODEC_8, 5), connection).get(10, TimeUnit.SECONDS);
+        writeAsync(lingering, random.packet(CodecId.CODEC_8, 5), connection).get(10, TimeUnit.SECONDS);
+
+        List<CompletableFuture<Integer>> acks = new ArrayList<>();
+        for (int i = 0; i < RedisTelemetryWriter.MAX_BATCH_PACKETS; i++) {
+            acks.add(writeAsync(lingering, random.packet(CodecId.CODEC_8, 5), connection));
+        }
+
+        for (CompletableFuture<Integer> ack : acks) {
+            assertThat(ack.get(20, TimeUnit.SECONDS)).isEqualTo(5);
+        }
+        assertThat(calls("exec")).isEqualTo(1);
+    }
+
+    /** A writer whose blocks linger, its own pipe connected and the counters reset. */
+    private RedisTelemetryWriter lingeringWriter(Duration linger) throws Exception {
+        RedisTelemetryWriter lingering = new RedisTelemetryWriter(connection.async(), keys,
+                new TelemetryEntryMapper("block-1"), new TelemetryWriteSettings(Duration.ofHours(1), CAP,
+                Duration.ofDays(7), linger), lanes);
+        writeAsync(lingering, new RandomAvl(2).packet(CodecId.CODEC_8, 1), ResendGuard.forConnection())
+                .get(10, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(20)).until(() -> commands.clientList().lines()
+                .filter(l -> l.contains("name=" + TransactionPipe.CLIENT_NAME)).count() == 2);
+        commands.flushall();
+        commands.configResetstat();
+        return lingering;
+    }
+
+    private CompletableFuture<Integer> writeAsync(RedisTelemetryWriter to, AvlPacket packet, ResendGuard connection)
+            throws Exception {
+        return loop.submit(() -> to.write(new Imei(TestImeis.WIKI), AvlPacketView.of(packet), RX, connection, loop)
+                .toCompletableFuture()).get(10, TimeUnit.SECONDS);
+    }
+
     /** The first two packets of a connection, which take the script: the next ones go in blocks. */
     private void pastTheScriptPackets(ResendGuard connection, RandomAvl random, CodecId codec) throws Exception {
         write(random.packet(codec, 10), TestImeis.WIKI, connection, RX);
