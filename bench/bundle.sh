@@ -39,7 +39,7 @@ for jar in "${jars[@]}"; do [[ -f $jar ]] || fail "$jar was not built"; done
 
 echo "bundle: the repository files the scripts use"
 mkdir -p "$stage/repo"
-for f in "${jars[@]}" bench/*.sh bench/*.py bench/*.jfc ingestion-server/src/main/resources/ingest/append-packets.lua; do
+for f in "${jars[@]}" bench/*.sh bench/*.awk bench/*.py bench/*.jfc ingestion-server/src/main/resources/ingest/append-packets.lua; do
   mkdir -p "$stage/repo/$(dirname "$f")"
   cp "$f" "$stage/repo/$f"
 done
