@@ -12,7 +12,8 @@
 #      offered record of the server, Redis and the simulator after the warm-up (bench/ack-floor.sh
 #      gives the floor the server's share cannot go under).
 # Needs redis-server and redis-benchmark on the PATH (Debian: apt-get install redis-server
-# redis-tools). Whole run about 100 s. Everything it starts is stopped on exit.
+# redis-tools) and a JDK's java, jcmd and jfr; its parsing and statistics are POSIX awk (bench/lib.awk),
+# no Python (JFR=1's summary excepted). Whole run about 100 s. Everything it starts is stopped on exit.
 #
 # Usage: bench/e2e-benchmark.sh [connections=200] [records=10] [duration=20s]
 # Env:   JFR=1  record the server with JFR during (b) and (d) and print its hottest frames
