@@ -300,10 +300,12 @@ sim --devices "$devices" --interval "${interval_ms}ms" --records "$records" --du
 half_pid=$!
 pids+=("$half_pid")
 sleep "$half_warmup"
+# The simulator's JVM (a child of the backgrounded function's shell), found before the readings
+# below: the walk over /proc takes some tens of ms, which would stand between ticks and clock.
+half_sim_pid=$(bench_child_pid "$half_pid" java || echo "$half_pid")
 buckets "$out/buckets-10.txt"
 overflows_10=$(overflows)
 half_server_10=$(bench_process_ticks "$server_pid") half_redis_10=$(bench_process_ticks "$redis_pid")
-half_sim_pid=$(bench_child_pid "$half_pid" java || echo "$half_pid")
 half_sim_10=$([[ -n $half_sim_pid ]] && bench_process_ticks "$half_sim_pid" || echo 0)
 half_10=$(date +%s.%N)
 # Read just before the simulator's own end (its duration less a second), while it still runs.

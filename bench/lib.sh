@@ -83,7 +83,7 @@ bench_wait_for_quiet() {
   local load
   for _ in $(seq 24); do
     load=$(cut -d' ' -f1 /proc/loadavg)
-    awk -v load="$load" 'BEGIN { exit !(load + 0 <= 1.5) }' && break
+    LC_ALL=C awk -v load="$load" 'BEGIN { exit !(load + 0 <= 1.5) }' && break
     echo "  (1-min load $load > 1.5, waiting 5 s)"
     sleep 5
   done
