@@ -3,8 +3,8 @@
 # JDK, no Redis and no curl: a jlink'd Java 17 runtime, the jars, the bench scripts, and this
 # machine's redis-server/redis-cli/redis-benchmark with every shared library they load and the
 # dynamic loader (run through that loader, so the host's libraries do not matter). The host needs
-# bash, coreutils, grep, sed, awk, procps (pgrep), getconf, hostname and python3 (the scripts'
-# statistics); the bundled java uses the host's glibc (2.17 or newer).
+# bash, coreutils, grep, sed and awk (any POSIX awk: mawk, gawk, busybox), nothing else (no Python);
+# the bundled java uses the host's glibc (2.17 or newer, with its getconf).
 #
 # Usage: bench/bundle.sh [out-dir=bench-bundle]   (prints the archive's path)
 # Env:   REDIS_SERVER=path  the redis-server binary to take (default: the one on the PATH, else
@@ -39,7 +39,7 @@ for jar in "${jars[@]}"; do [[ -f $jar ]] || fail "$jar was not built"; done
 
 echo "bundle: the repository files the scripts use"
 mkdir -p "$stage/repo"
-for f in "${jars[@]}" bench/*.sh bench/*.py bench/*.jfc ingestion-server/src/main/resources/ingest/append-packets.lua; do
+for f in "${jars[@]}" bench/*.sh bench/*.awk bench/*.py bench/*.jfc ingestion-server/src/main/resources/ingest/append-packets.lua; do
   mkdir -p "$stage/repo/$(dirname "$f")"
   cp "$f" "$stage/repo/$f"
 done

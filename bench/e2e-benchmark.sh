@@ -12,7 +12,8 @@
 #      offered record of the server, Redis and the simulator after the warm-up (bench/ack-floor.sh
 #      gives the floor the server's share cannot go under).
 # Needs redis-server and redis-benchmark on the PATH (Debian: apt-get install redis-server
-# redis-tools). Whole run about 100 s. Everything it starts is stopped on exit.
+# redis-tools) and a JDK's java, jcmd and jfr; its parsing and statistics are POSIX awk (bench/lib.awk),
+# no Python (JFR=1's summary excepted). Whole run about 100 s. Everything it starts is stopped on exit.
 #
 # Usage: bench/e2e-benchmark.sh [connections=200] [records=10] [duration=20s]
 # Env:   JFR=1  record the server with JFR during (b) and (d) and print its hottest frames
@@ -47,7 +48,7 @@ host=127.0.0.1
 
 bench_name=e2e-benchmark
 source bench/lib.sh
-bench_require_tools redis-server redis-benchmark redis-cli curl java python3
+bench_require_tools redis-server redis-benchmark redis-cli curl java jcmd jfr awk
 bench_require_free_ports "$host" "$redis_port" "$tcp_port" "$http_port"
 entry=("${bench_entry[@]}")
 
@@ -117,7 +118,7 @@ for case in "0 2 dedup off" "3600000 3 dedup on, checked" "3600000 0 dedup on, s
     EVALSHA "$sha" "${eval_args[@]}" > "$out/eval-$window-$flags.csv"
   eval_rps=$(bench_csv_rps "$out/eval-$window-$flags.csv")
   printf '    EVALSHA   %12.0f records/s   (append-packets.lua, %s, one packet of %d records per call, -c 50 -P 16 -n %d)\n' \
-    "$(python3 -c "print($eval_rps * $records)")" "$label" "$records" "$eval_n"
+    "$(bench_awk "$eval_rps" "$records" <<< 'BEGIN { printf "%.17g", ARGV[1] * ARGV[2] }')" "$label" "$records" "$eval_n"
   redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench "${dedup_keys[@]}" >/dev/null
 done
 
@@ -172,12 +173,12 @@ TIMEFORMAT='%U %S'
 { time sim --load --connections "$connections" --records "$records" --duration "$duration" --warmup 5s --progress 5s \
   > "$out/closed.log" 2>&1; } 2> "$out/simulator-cpu.txt" \
   || { echo "simulator failed:"; tail -15 "$out/closed.log"; exit 1; }
-cpu_seconds=$(python3 -c "import time; print(time.time() - $cpu_started)")
+cpu_seconds=$(bench_awk "$cpu_started" "$(date +%s.%N)" <<< 'BEGIN { printf "%.17g", ARGV[2] - ARGV[1] }')
 thread_ticks "$server_pid" > "$out/threads-after.txt"
 records_after=$(stored_records)
 jcmd "$server_pid" JFR.stop name=alloc filename="$out/alloc.jfr" > /dev/null
 jfr print --json --events jdk.ThreadAllocationStatistics "$out/alloc.jfr" > "$out/alloc.json"
-alloc_bytes=$(python3 bench/jfr-allocated.py "$out/alloc.json")
+alloc_bytes=$(LC_ALL=C awk -f bench/jfr-allocated.awk "$out/alloc.json")
 redis_after=$(bench_process_ticks "$redis_pid")
 if ((ack_replicas > 0)); then replica_after=$(bench_process_ticks "${pids[1]}"); fi
 whole_rate=$(awk '/^throughput/ {print $2}' "$out/closed.log")
@@ -186,59 +187,104 @@ sed -n -e 's/^/    /' -e '/^    \(packets\|records\|resends\|ack latency\|throug
 # whole-run average down. The steady rate is its summary's "steady" line (--warmup); (c) and (d) use it.
 load_rate=$(awk '/^steady/ {print $6}' "$out/closed.log")
 [[ $load_rate =~ ^[0-9.]+$ ]] || { echo "no steady rate: see $out/closed.log"; exit 1; }
-python3 - "$out/threads-before.txt" "$out/threads-after.txt" "$cpu_seconds" "$redis_before" "$redis_after" \
-  "$(getconf CLK_TCK)" "$(cat "$out/simulator-cpu.txt")" "$whole_rate" <<'PY'
-import collections, sys
-def load(p):
-    return {l.split()[0]: (int(l.split()[1]), int(l.split()[2]), l.split()[3]) for l in open(p) if l.strip()}
-before, after = load(sys.argv[1]), load(sys.argv[2])
-secs, hz = float(sys.argv[3]), int(sys.argv[6])
-rows = []
-for tid, (user, system, name) in after.items():
-    u0, s0, _ = before.get(tid, (0, 0, name))
-    rows.append((user - u0 + system - s0, system - s0, name))
-total = sum(t for t, _, _ in rows)
-pct = lambda ticks: 100.0 * ticks / hz / secs
-print(f"    CPU during the run ({secs:.1f} s; 100 % = one core):")
-print(f"      server total {pct(total):5.1f} % (kernel {pct(sum(s for _, s, _ in rows)):.1f} %); busiest threads:",
-      ", ".join(f"{n} {pct(t):.0f} % (kernel {pct(s):.0f})" for t, s, n in sorted(rows, reverse=True)[:5]))
-loops = [(t, s) for t, s, n in rows if n.startswith("io-")]
-print(f"      device event loops (io-*) {pct(sum(t for t, _ in loops)):.1f} %, of it kernel {pct(sum(s for _, s in loops)):.1f} %;"
-      f" JIT compilers {pct(sum(t for t, _, n in rows if 'Compiler' in n)):.1f} %; GC {pct(sum(t for t, _, n in rows if n.startswith(('GC', 'G1')))):.1f} %")
-redis = int(sys.argv[5]) - int(sys.argv[4])
-print(f"      redis-server {100.0 * redis / hz / secs:5.1f} %")
-sim = sum(float(x) for x in sys.argv[7].split())
-print(f"      simulator    {100.0 * sim / secs:5.1f} %  (its JVM start included)")
-rate = float(sys.argv[8])
-print(f"      CPU per acknowledged record: server {1e6 * total / hz / secs / rate:.1f} us "
-      f"(device event loops {1e6 * sum(t for t, _ in loops) / hz / secs / rate:.2f} us), "
-      f"redis {1e6 * redis / hz / secs / rate:.1f} us, simulator {1e6 * sim / secs / rate:.1f} us")
-PY
-python3 -c "
-a, r = $alloc_bytes, $records_after - $records_before
-print(f'      allocation per stored record: {a / max(r, 1):,.0f} B ({a / 1e6:,.1f} MB by all server threads for {r:,} records, '
-      'JFR thread allocation counts; issue 20 target <= 64 B)')"
+bench_awk "$out/threads-before.txt" "$out/threads-after.txt" "$cpu_seconds" "$redis_before" "$redis_after" \
+  "$(getconf CLK_TCK)" "$(cat "$out/simulator-cpu.txt")" "$whole_rate" <<'AWK'
+# "tid user system name" lines; a tid seen twice keeps its last values, in its first place.
+function load(path, user, kernel, name, order,    line, f, fields, count) {
+  count = 0
+  while ((getline line < path) > 0) {
+    fields = split(line, f)
+    if (fields == 0) continue
+    if (fields < 4) die(path ": not 'tid user system name': " line)
+    if (!(f[1] in name)) order[++count] = f[1]
+    user[f[1]] = f[2] + 0; kernel[f[1]] = f[3] + 0; name[f[1]] = f[4] ""
+  }
+  close(path)
+  return count
+}
+function pct(ticks) { return div(div(100.0 * ticks, hz), secs) }
+# Rows by (ticks, kernel ticks, name), the largest first.
+function after_row(i, j) {
+  if (t[i] != t[j]) return t[i] > t[j]
+  if (s[i] != s[j]) return s[i] > s[j]
+  return n[i] > n[j]
+}
+BEGIN {
+  load(ARGV[1], u0, s0, n0, o0)
+  rows = load(ARGV[2], u1, s1, n1, o1)
+  secs = ARGV[3] + 0; hz = int(ARGV[6] + 0)
+  total = kernel = 0
+  for (i = 1; i <= rows; i++) {
+    tid = o1[i]
+    t[i] = u1[tid] - u0[tid] + s1[tid] - s0[tid]; s[i] = s1[tid] - s0[tid]; n[i] = n1[tid]
+    total += t[i]; kernel += s[i]
+    if (substr(n[i], 1, 3) == "io-") { loops += t[i]; loops_kernel += s[i] }
+    if (index(n[i], "Compiler")) jit += t[i]
+    if (substr(n[i], 1, 2) == "GC" || substr(n[i], 1, 2) == "G1") gc += t[i]
+  }
+  for (i = 1; i <= rows; i++) by[i] = i
+  for (i = 2; i <= rows; i++)
+    for (j = i; j > 1 && after_row(by[j], by[j - 1]); j--) { k = by[j]; by[j] = by[j - 1]; by[j - 1] = k }
+  printf "    CPU during the run (%.1f s; 100 %% = one core):\n", secs
+  busiest = ""
+  for (i = 1; i <= rows && i <= 5; i++)
+    busiest = busiest (i > 1 ? ", " : "") sprintf("%s %.0f %% (kernel %.0f)", n[by[i]], pct(t[by[i]]), pct(s[by[i]]))
+  printf "      server total %5.1f %% (kernel %.1f %%); busiest threads: %s\n", pct(total), pct(kernel), busiest
+  line = sprintf("      device event loops (io-*) %.1f %%, of it kernel %.1f %%;", pct(loops), pct(loops_kernel))
+  printf "%s JIT compilers %.1f %%; GC %.1f %%\n", line, pct(jit), pct(gc)
+  redis = ARGV[5] - ARGV[4]
+  printf "      redis-server %5.1f %%\n", div(div(100.0 * redis, hz), secs)
+  split(ARGV[7], times); sim = 0
+  for (i = 1; i in times; i++) sim += decimal(times[i])
+  printf "      simulator    %5.1f %%  (its JVM start included)\n", div(100.0 * sim, secs)
+  rate = ARGV[8] + 0
+  line = sprintf("      CPU per acknowledged record: server %.1f us ", div(div(div(1e6 * total, hz), secs), rate))
+  line = line sprintf("(device event loops %.2f us), ", div(div(div(1e6 * loops, hz), secs), rate))
+  printf "%sredis %.1f us, simulator %.1f us\n", line, div(div(div(1e6 * redis, hz), secs), rate), div(div(1e6 * sim, secs), rate)
+}
+AWK
+bench_awk "$alloc_bytes" "$records_before" "$records_after" <<'AWK'
+BEGIN {
+  for (i = 1; i <= 3; i++) if (ARGV[i] !~ /^-?[0-9]+$/) die("not a whole number: '" ARGV[i] "'")
+  a = ARGV[1] + 0; r = ARGV[3] - ARGV[2]
+  printf "      allocation per stored record: %s B (%s MB by all server threads for %s records, ", \
+    thousands(sprintf("%.0f", a / (r > 1 ? r : 1))), thousands(sprintf("%.1f", a / 1e6)), thousands(sprintf("%.0f", r))
+  print "JFR thread allocation counts; issue 20 target <= 64 B)"
+}
+AWK
 if ((ack_replicas > 0)); then
-  python3 -c "print(f'      replica      {100.0 * ($replica_after - $replica_before) / $(getconf CLK_TCK) / $cpu_seconds:5.1f} %')"
+  bench_awk "$replica_before" "$replica_after" "$(getconf CLK_TCK)" "$cpu_seconds" \
+    <<< 'BEGIN { printf "      replica      %5.1f %%\n", div(div(100.0 * (ARGV[2] - ARGV[1]), ARGV[3]), ARGV[4]) }'
 fi
 
 # ---------------------------------------------------------------- (c) ratio
 echo
-python3 - "$load_rate" "$xadd_rps" "$whole_rate" <<'PY'
-import sys
-b, a, whole = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-print(f"(c) ratio    {b:,.0f} / {a:,.0f} = {b / a:.2f}   (steady end-to-end acknowledged records/s over pipelined XADD/s; issue 20's target >= 0.8 with dedup on, >= 0.9 off)")
-print(f"             whole run, warm-up included: {whole:,.0f} / {a:,.0f} = {whole / a:.2f}")
-PY
+bench_awk "$load_rate" "$xadd_rps" "$whole_rate" <<'AWK'
+BEGIN {
+  b = decimal(ARGV[1]); a = decimal(ARGV[2]); whole = decimal(ARGV[3])
+  ratio = sprintf("%.2f", div(b, a))
+  printf "(c) ratio    %s / %s = %s   (steady end-to-end acknowledged records/s over pipelined XADD/s; issue 20's target >= 0.8 with dedup on, >= 0.9 off)\n", \
+    thousands(sprintf("%.0f", b)), thousands(sprintf("%.0f", a)), ratio
+  ratio = sprintf("%.2f", div(whole, a))
+  printf "             whole run, warm-up included: %s / %s = %s\n", thousands(sprintf("%.0f", whole)), thousands(sprintf("%.0f", a)), ratio
+}
+AWK
 
 # ---------------------------------------------------------------- (d) half load, open loop
 interval_ms=500
-read -r devices offered < <(python3 -c "
-rate = $load_rate * ${D_FRACTION:-0.5}
-d = max(1, round(rate * $interval_ms / 1000 / $records))
-print(d, d * $records * 1000 / $interval_ms)")
+# As many devices as send the share of (b), at least one; offered printed as Python printed a float.
+read -r devices offered < <(bench_awk "$load_rate" "${D_FRACTION:-0.5}" "$interval_ms" "$records" <<'AWK'
+BEGIN {
+  rate = ARGV[1] * ARGV[2]
+  d = round_even(div(div(rate * ARGV[3], 1000), ARGV[4]))
+  if (d < 1) d = 1
+  o = div(d * ARGV[4] * 1000, ARGV[3])
+  printf "%.0f %s\n", d, (o == int(o) && o < 1e16 && o > -1e16) ? sprintf("%.1f", o) : sprintf("%.17g", o)
+}
+AWK
+)
 echo
-echo "(d) open loop at ~$(python3 -c "print(round(100 * ${D_FRACTION:-0.5}))") % of (b): $devices devices x $records records every ${interval_ms}ms = $offered records/s offered, $half_duration"
+echo "(d) open loop at ~$(bench_awk "${D_FRACTION:-0.5}" <<< 'BEGIN { printf "%.0f", round_even(100 * ARGV[1]) }') % of (b): $devices devices x $records records every ${interval_ms}ms = $offered records/s offered, $half_duration"
 echo "    (devices log in over $half_spread; the steady line and the target leave out the first ${half_warmup} s)"
 echo "  load: $(cut -d' ' -f1-3 /proc/loadavg) (includes this run's own step (b))"
 jfr_start half "${half_warmup}s"   # the warm-up: logins and the first packets
@@ -254,10 +300,12 @@ sim --devices "$devices" --interval "${interval_ms}ms" --records "$records" --du
 half_pid=$!
 pids+=("$half_pid")
 sleep "$half_warmup"
+# The simulator's JVM (a child of the backgrounded function's shell), found before the readings
+# below: the walk over /proc takes some tens of ms, which would stand between ticks and clock.
+half_sim_pid=$(bench_child_pid "$half_pid" java || echo "$half_pid")
 buckets "$out/buckets-10.txt"
 overflows_10=$(overflows)
 half_server_10=$(bench_process_ticks "$server_pid") half_redis_10=$(bench_process_ticks "$redis_pid")
-half_sim_pid=$(pgrep -P "$half_pid" java || echo "$half_pid")
 half_sim_10=$([[ -n $half_sim_pid ]] && bench_process_ticks "$half_sim_pid" || echo 0)
 half_10=$(date +%s.%N)
 # Read just before the simulator's own end (its duration less a second), while it still runs.
@@ -268,55 +316,94 @@ half_end=$(date +%s.%N)
 wait "$half_pid" || { echo "simulator failed:"; tail -15 "$out/half.log"; exit 1; }
 buckets "$out/buckets-end.txt"
 sed -n -e 's/^/    /' -e '/^    \(\[\|packets\|records\|resends\|ack latency\|throughput\|steady\|result\)/p' "$out/half.log"
-python3 - "$out/half.log" "$half_warmup" <<'PY'
-import re, sys
-lines = open(sys.argv[1]).read().splitlines()
-warmup = float(sys.argv[2])
-def p99(line):
-    return float(re.search(r"p99 ([\d.]+) ms", line).group(1))
-whole = p99(next(l for l in lines if l.startswith("ack latency")))
-steady = p99(next(l for l in lines if l.startswith("steady")))
-# Progress lines each cover the 5 s before them; keep those that began after the warm-up.
-intervals = [p99(l) for l in lines if l.startswith("[") and "p99 " in l
-             and float(re.match(r"\[\s*([\d.]+)s\]", l).group(1)) >= warmup + 4.5]
-worst = f"; its worst 5 s interval p99 {max(intervals):.2f} ms" if intervals else ""
-verdict = "met" if steady < 10 and (not intervals or max(intervals) < 20) else "MISSED"
-print(f"    simulator: ACK p99 {steady:.2f} ms after the first {warmup:.0f} s (target < 10 ms, worst 5 s < 20 ms: {verdict}){worst};"
-      f" {whole:.2f} ms over the whole run, logins included")
-PY
-python3 - "$half_10" "$half_end" "$(getconf CLK_TCK)" "$offered" \
-  "$half_server_10" "$half_server_end" "$half_redis_10" "$half_redis_end" "$half_sim_10" "$half_sim_end" "$(nproc)" <<'PY'
-import sys
-secs, hz, rate = float(sys.argv[2]) - float(sys.argv[1]), int(sys.argv[3]), float(sys.argv[4])
-server, redis, sim = ((int(sys.argv[i + 1]) - int(sys.argv[i])) / hz / secs for i in (5, 7, 9))
-print(f"    CPU after the warm-up: server {100 * server:.0f} %, redis {100 * redis:.0f} %, simulator {100 * sim:.0f} % "
-      f"of a core (together {100 * (server + redis + sim):.0f} % of the machine's {100 * int(sys.argv[11])} %); per offered record: server {1e6 * server / rate:.1f} us, redis {1e6 * redis / rate:.1f} us, "
-      f"simulator {1e6 * sim / rate:.1f} us (bench/ack-floor.sh: the transport's own floor)")
-PY
+bench_awk "$out/half.log" "$half_warmup" <<'AWK'
+function p99(line) {  # the first "p99 <n> ms" of a line
+  if (!match(line, /p99 [0-9.]+ ms/)) die("no 'p99 <n> ms' in: " line)
+  return decimal(substr(line, RSTART + 4, RLENGTH - 7))
+}
+BEGIN {
+  warmup = decimal(ARGV[2])
+  count = 0
+  while ((getline line < ARGV[1]) > 0) {
+    if (!seen_whole && substr(line, 1, 11) == "ack latency") { whole = p99(line); seen_whole = 1 }
+    if (!seen_steady && substr(line, 1, 6) == "steady") { steady = p99(line); seen_steady = 1 }
+    # Progress lines each cover the 5 s before them; keep those that began after the warm-up.
+    if (substr(line, 1, 1) == "[" && index(line, "p99 ")) {
+      if (!match(line, /^\[[ \t]*[0-9.]+s\]/)) die("no '[ <n>s]' at the start of: " line)
+      at = substr(line, 2, RLENGTH - 3); sub(/^[ \t]*/, "", at)
+      if (decimal(at) >= warmup + 4.5) {
+        p = p99(line)
+        if (!count++ || p > worst) worst = p
+      }
+    }
+  }
+  if (!seen_whole) die(ARGV[1] ": no 'ack latency' line")
+  if (!seen_steady) die(ARGV[1] ": no 'steady' line")
+  verdict = steady < 10 && (!count || worst < 20) ? "met" : "MISSED"
+  printf "    simulator: ACK p99 %.2f ms after the first %.0f s (target < 10 ms, worst 5 s < 20 ms: %s)%s;", \
+    steady, warmup, verdict, count ? sprintf("; its worst 5 s interval p99 %.2f ms", worst) : ""
+  printf " %.2f ms over the whole run, logins included\n", whole
+}
+AWK
+bench_awk "$half_10" "$half_end" "$(getconf CLK_TCK)" "$offered" \
+  "$half_server_10" "$half_server_end" "$half_redis_10" "$half_redis_end" "$half_sim_10" "$half_sim_end" "$(nproc)" <<'AWK'
+BEGIN {
+  secs = ARGV[2] - ARGV[1]; hz = int(ARGV[3] + 0); rate = ARGV[4] + 0
+  server = div(div(ARGV[6] - ARGV[5], hz), secs)
+  redis = div(div(ARGV[8] - ARGV[7], hz), secs)
+  sim = div(div(ARGV[10] - ARGV[9], hz), secs)
+  printf "    CPU after the warm-up: server %.0f %%, redis %.0f %%, simulator %.0f %% ", 100 * server, 100 * redis, 100 * sim
+  printf "of a core (together %.0f %% of the machine's %.0f %%); ", 100 * (server + redis + sim), 100 * int(ARGV[11] + 0)
+  printf "per offered record: server %.1f us, redis %.1f us, ", div(1e6 * server, rate), div(1e6 * redis, rate)
+  printf "simulator %.1f us (bench/ack-floor.sh: the transport's own floor)\n", div(1e6 * sim, rate)
+}
+AWK
 echo "    listen queue overflows (TcpExtListenOverflows, whole machine): $((overflows_10 - overflows_0)) in the first ${half_warmup} s, $(( $(overflows) - overflows_10 )) after"
-python3 - "$out"/buckets-{0,10,end}.txt "$half_warmup" <<'PY'
-import re, sys
-def load(p):
-    b = {}
-    for l in open(p):
-        m = re.search(r'le="([^"]+)"\} (\S+)', l)
-        if m:
-            le = float("inf") if m.group(1) == "+Inf" else float(m.group(1))
-            b[le] = b.get(le, 0) + float(m.group(2))
-    return b
-def pct(a, b, q):
-    les = sorted(b)
-    total = b[les[-1]] - a.get(les[-1], 0)
-    for le in les:
-        if b[le] - a.get(le, 0) >= q * total:
-            return le * 1000, total
-    return float("inf"), total
-b0, b10, bend = (load(p) for p in sys.argv[1:4])
-for label, a, b in (("whole run", b0, bend), (f"after the first {sys.argv[4]} s", b10, bend)):
-    p50, n = pct(a, b, 0.50)
-    p99, _ = pct(a, b, 0.99)
-    print(f"    server (teltonika_ack_latency_seconds, bucket bounds), {label}: p50 <= {p50:.1f} ms, p99 <= {p99:.1f} ms ({n:.0f} ACKs)")
-PY
+bench_awk "$out"/buckets-{0,10,end}.txt "$half_warmup" <<'AWK'
+# Cumulative counts by bucket bound (le, the same bound of several series summed): count[key],
+# bound[key] its value (le="+Inf": inf[key] set); returns how many bounds, keys[1..] in ascending order.
+function load(path, count, bound, inf, keys,    line, le, v, key, n, i, j, k) {
+  n = 0
+  while ((getline line < path) > 0) {
+    if (!match(line, /le="[^"]+"\} [^ \t]+/)) continue
+    le = substr(line, RSTART + 4, RLENGTH - 4)
+    v = le; sub(/^[^"]*"\} /, "", v); sub(/".*/, "", le)
+    key = le == "+Inf" ? le : sprintf("%.17g", decimal(le))
+    if (!(key in count)) {
+      keys[++n] = key; count[key] = 0
+      if (le == "+Inf") inf[key] = 1; else bound[key] = le + 0
+    }
+    count[key] += decimal(v)
+  }
+  close(path)
+  for (i = 2; i <= n; i++)
+    for (j = i; j > 1 && below(keys[j], keys[j - 1], bound, inf); j--) { k = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = k }
+  return n
+}
+function below(x, y, bound, inf) { return !(x in inf) && ((y in inf) || bound[x] < bound[y]) }
+# The smallest bound with q of the ACKs between a and b at or under it, in ms ("inf" for +Inf); total: their count.
+function quantile(a, b, bound, inf, keys, n, q,    last, i, key) {
+  if (n == 0) die("no teltonika_ack_latency_seconds buckets")
+  last = keys[n]
+  total = b[last] - (last in a ? a[last] : 0)
+  for (i = 1; i <= n; i++) {
+    key = keys[i]
+    if (b[key] - (key in a ? a[key] : 0) >= q * total) return key in inf ? "inf" : sprintf("%.1f", bound[key] * 1000)
+  }
+  return "inf"
+}
+BEGIN {
+  load(ARGV[1], c0, bound0, inf0, keys0)
+  load(ARGV[2], c10, bound10, inf10, keys10)
+  n = load(ARGV[3], cend, bound, inf, keys)
+  for (run = 1; run <= 2; run++) {
+    label = run == 1 ? "whole run" : "after the first " ARGV[4] " s"
+    if (run == 1) { p50 = quantile(c0, cend, bound, inf, keys, n, 0.50); p99 = quantile(c0, cend, bound, inf, keys, n, 0.99) }
+    else { p50 = quantile(c10, cend, bound, inf, keys, n, 0.50); p99 = quantile(c10, cend, bound, inf, keys, n, 0.99) }
+    printf "    server (teltonika_ack_latency_seconds, bucket bounds), %s: p50 <= %s ms, p99 <= %s ms (%.0f ACKs)\n", label, p50, p99, total
+  }
+}
+AWK
 
 if [[ -n ${JFR:-} ]]; then
   sleep 1
@@ -327,7 +414,12 @@ if [[ -n ${JFR:-} ]]; then
     echo "JFR ($rec): $out/$rec.jfr"
     jfr print --stack-depth 64 --events jdk.ExecutionSample,jdk.ObjectAllocationSample "$out/$rec.jfr" \
       > "$out/$rec.samples.txt"
-    python3 bench/jfr-top.py "$out/$rec.samples.txt" 15
+    # The summary is the one part of the run that needs Python: an extra, skipped without it.
+    if command -v python3 >/dev/null; then
+      python3 bench/jfr-top.py "$out/$rec.samples.txt" 15
+    else
+      echo "  (no summary: python3 not found, which bench/jfr-top.py needs; the samples are in $out/$rec.samples.txt)"
+    fi
   done
 fi
 

@@ -8,6 +8,8 @@
 # Usage: bench/e2e-runs.sh [runs=5] [e2e-benchmark arguments...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# awk with bench/lib.awk's functions (as bench/lib.sh's bench_awk): the program from stdin.
+bench_awk() { LC_ALL=C awk "$(< bench/lib.awk)"$'\n'"$(cat)" "$@"; }
 
 runs=${1:-5}
 shift || true
@@ -33,25 +35,56 @@ for ((i = 1; i <= runs; i++)); do
     tail -n 15 "$out/e2e.log" >&2
     continue
   fi
-  python3 - "$out/e2e.log" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-def find(pattern, default="?"):
-    m = re.search(pattern, text, re.M)
-    return m.groups() if m else (default,) * re.compile(pattern).groups
-(when,) = find(r"^== e2e benchmark \S*T(\d\d:\d\d)")
-(xadd,) = find(r"XADD\s+(\d+) entries/s")
-(steady,) = find(r"steady\s+after the first 5s: ([\d.]+) records/s")
-(ratio,) = find(r"^\(c\) ratio .*?= ([\d.]+)")
-server, loops, redis, sim = find(r"CPU per acknowledged record: server ([\d.]+) us \(device event loops ([\d.]+) us\), "
-                                r"redis ([\d.]+) us, simulator ([\d.]+) us")
-(alloc,) = find(r"allocation per stored record: ([\d,]+) B")
-(offered,) = find(r"= ([\d.]+) records/s offered")
-p99, worst = find(r"simulator: ACK p99 ([\d.]+) ms after the first \d+ s .*?worst 5 s interval p99 ([\d.]+) ms")
-machine, d_server, d_redis, d_sim = find(r"together (\d+) % of the machine's \d+ %\); per offered record: server ([\d.]+) us, "
-                                        r"redis ([\d.]+) us, simulator ([\d.]+) us")
-num = lambda v: f"{float(v):,.0f}" if v != "?" else v
-print(f"| {when} | {num(xadd)} | {num(steady)} | **{ratio}** | {server} ({loops}) / {redis} / {sim} us | {alloc} B | {num(offered)}/s | **{p99} ms** | {worst} ms | {machine} %; {d_server} / {d_redis} / {d_sim} us |")
-PY
+  bench_awk "$out/e2e.log" <<'AWK'
+# The first line where each number's pattern matches, as it appears ("?" when none does).
+function after(text, prefix) { return substr(text, length(prefix) + 1) }
+function num(v) { return v == "?" ? v : thousands(sprintf("%.0f", decimal(v))) }
+BEGIN { when = xadd = steady = ratio = server = loops = redis = sim = alloc = offered = p99 = worst = "?"; machine = d_server = d_redis = d_sim = "?" }
+when == "?" && /^== e2e benchmark / {
+  # The time of the last "T<hh>:<mm>" in the word after the prefix (its date and time).
+  word = after($0, "== e2e benchmark "); sub(/[ \t].*/, "", word)
+  while (match(word, /T[0-9][0-9]:[0-9][0-9]/)) { found = substr(word, RSTART + 1, 5); word = substr(word, RSTART + 1) }
+  if (found != "") when = found
+}
+xadd == "?" && match($0, /XADD[ \t]+[0-9]+ entries\/s/) {
+  xadd = substr($0, RSTART + 4, RLENGTH - 4); sub(/^[ \t]*/, "", xadd); sub(/ .*/, "", xadd)
+}
+steady == "?" && match($0, /steady[ \t]+after the first 5s: [0-9.]+ records\/s/) {
+  steady = substr($0, RSTART, RLENGTH); sub(/.*5s: /, "", steady); sub(/ .*/, "", steady)
+}
+ratio == "?" && /^\(c\) ratio / && match(after($0, "(c) ratio "), /= [0-9.]+/) {
+  ratio = substr(after($0, "(c) ratio "), RSTART + 2, RLENGTH - 2)
+}
+server == "?" && match($0, /CPU per acknowledged record: server [0-9.]+ us \(device event loops [0-9.]+ us\), redis [0-9.]+ us, simulator [0-9.]+ us/) {
+  m = after(substr($0, RSTART, RLENGTH), "CPU per acknowledged record: server ")
+  gsub(/ us \(device event loops | us\), redis | us, simulator | us$/, " ", m)
+  split(m, f, " "); server = f[1]; loops = f[2]; redis = f[3]; sim = f[4]
+}
+alloc == "?" && match($0, /allocation per stored record: [0-9,]+ B/) {
+  alloc = substr($0, RSTART + 30, RLENGTH - 32)
+}
+offered == "?" && match($0, /= [0-9.]+ records\/s offered/) {
+  offered = substr($0, RSTART + 2, RLENGTH - 2); sub(/ .*/, "", offered)
+}
+p99 == "?" && match($0, /simulator: ACK p99 [0-9.]+ ms after the first [0-9]+ s .*worst 5 s interval p99 [0-9.]+ ms/) {
+  m = substr($0, RSTART)
+  p99 = after(m, "simulator: ACK p99 "); sub(/ .*/, "", p99)
+  sub(/^simulator: ACK p99 [0-9.]+ ms after the first [0-9]+ s /, "", m)
+  match(m, /worst 5 s interval p99 [0-9.]+ ms/)   # the first one after (the pattern's lazy .*?)
+  worst = substr(m, RSTART + 23, RLENGTH - 26)
+}
+machine == "?" && match($0, /together [0-9]+ % of the machine's [0-9]+ %\); per offered record: server [0-9.]+ us, redis [0-9.]+ us, simulator [0-9.]+ us/) {
+  m = after(substr($0, RSTART, RLENGTH), "together ")
+  machine = m; sub(/ .*/, "", machine)
+  sub(/^[0-9]+ % of the machine's [0-9]+ %\); per offered record: server /, "", m)
+  gsub(/ us, redis | us, simulator | us$/, " ", m)
+  split(m, f, " "); d_server = f[1]; d_redis = f[2]; d_sim = f[3]
+}
+END {
+  if (died) exit 1
+  printf "| %s | %s | %s | **%s** | %s (%s) / %s / %s us | %s B | %s/s | **%s ms** | %s ms | %s %%; %s / %s / %s us |\n", \
+    when, num(xadd), num(steady), ratio, server, loops, redis, sim, alloc, num(offered), p99, worst, machine, d_server, d_redis, d_sim
+}
+AWK
 done
 echo "logs: $base"

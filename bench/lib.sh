@@ -83,7 +83,7 @@ bench_wait_for_quiet() {
   local load
   for _ in $(seq 24); do
     load=$(cut -d' ' -f1 /proc/loadavg)
-    python3 -c "import sys; sys.exit(0 if float('$load') <= 1.5 else 1)" && break
+    LC_ALL=C awk -v load="$load" 'BEGIN { exit !(load + 0 <= 1.5) }' && break
     echo "  (1-min load $load > 1.5, waiting 5 s)"
     sleep 5
   done
@@ -95,7 +95,7 @@ bench_wait_for_quiet() {
 bench_entry=(imei 352093081452251 codec 8 ts 1763800000000 rx 1763800000214 priority 0
   lat 54.6871555 lon 25.2796514 alt 112 angle 245 sat 14 speed 47 event 0
   io '{"239":1,"240":1,"21":5,"66":13903,"67":3946,"16":45325566,"11":8937060100001234567}' valid 1
-  instance "$(hostname)-1" schema 2)
+  instance "$(uname -n)-1" schema 2)
 bench_maxlen=1000000
 
 bench_csv_rps() {  # requests/s from redis-benchmark --csv: 7th field from the end (the test name holds quotes and commas)
@@ -111,7 +111,24 @@ bench_xadd_limit() {  # (a): pipelined XADD of bench_entry into telemetry-bench;
   redis-cli -h "$host" -p "$redis_port" DEL telemetry-bench >/dev/null
 }
 
+bench_child_pid() {  # pid name: the first child of pid whose name holds name, or nothing (pgrep -P pid name, without procps)
+  local stat line after name ppid
+  for stat in /proc/[0-9]*/stat; do
+    { IFS= read -r line < "$stat"; } 2>/dev/null || continue   # gone meanwhile
+    # "pid (name) state ppid ...": the name may hold spaces and parentheses, so split at its last ") ".
+    after=${line##*") "} name=${line%") "*}
+    read -r _ ppid _ <<< "$after"
+    [[ $ppid == "$1" && ${name#*"("} == *"$2"* ]] && { echo "${stat//[!0-9]/}"; return 0; }
+  done
+  return 1
+}
+
 bench_process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }  # pid: CPU ticks so far
+
+# awk with the functions of bench/lib.awk (thousands, round_even, div, decimal, die), in the C locale:
+# the program comes from stdin (a heredoc), its arguments are ARGV[1]..; a BEGIN-only program reads
+# no input, another reads the files named (or getline from them).
+bench_awk() { LC_ALL=C awk "$(< bench/lib.awk)"$'\n'"$(cat)" "$@"; }
 
 # Every process started goes into pids; on exit each gets SIGTERM, then SIGKILL after 20 s.
 pids=()

@@ -5,13 +5,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ $(uname -m) == x86_64 ]] || { echo "run.sh: this bundle is for x86-64 Linux, this host is $(uname -s) $(uname -m)" >&2; exit 2; }
-# The one thing the bundle does not carry: the scripts' parsing and statistics are Python.
-command -v python3 >/dev/null || {
-  echo "run.sh: python3 not found on the PATH: it is the one requirement the bundle leaves to the host (Debian/Ubuntu: apt-get install python3)" >&2
-  exit 2
-}
-for tool in awk sed grep pgrep getconf hostname timeout; do
-  command -v "$tool" >/dev/null || { echo "run.sh: $tool not found on the PATH (a base-system tool the scripts use)" >&2; exit 2; }
+# What the bundle leaves to the host: a base system (bash runs this; the scripts' parsing and
+# statistics are POSIX awk, their processes are read from /proc). No Python: JFR=1's summary is
+# the one part that uses it, and is skipped without it.
+for tool in awk sed grep cut tr date mktemp getconf nproc timeout uname; do
+  command -v "$tool" >/dev/null || { echo "run.sh: $tool not found on the PATH (a base-system tool the scripts use: bash, coreutils, awk, sed, grep)" >&2; exit 2; }
 done
 export PATH="$here/bin:$PATH"
 export JAVA_HOME="$here/runtime"
