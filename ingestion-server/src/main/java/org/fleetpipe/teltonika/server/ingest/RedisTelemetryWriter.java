@@ -89,6 +89,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     private final boolean callPerPartition;
     private final LongAdder scriptPackets = new LongAdder();
     private final LongAdder blockPackets = new LongAdder();
+    private final LongAdder blocks = new LongAdder();
     private final FastThreadLocal<Batch> batches = new FastThreadLocal<>() {
         @Override
         protected Batch initialValue() {
@@ -189,6 +190,11 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     /** Packets stored in MULTI blocks. */
     public long blockPackets() {
         return blockPackets.sum();
+    }
+
+    /** MULTI blocks stored: {@link #blockPackets()} over this is how full they go (TELEMETRY_BLOCK_LINGER). */
+    public long blocksWritten() {
+        return blocks.sum();
     }
 
     /**
@@ -590,6 +596,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
         private void completeBlock(List<Pending> items, String error) {
             if (error == null) {
                 blockPackets.add(items.size());
+                blocks.increment();
             }
             for (Pending p : items) {
                 if (error == null) {

@@ -18,6 +18,9 @@ public final class TelemetryWriteMetrics {
                 .description(description).register(registry);
         FunctionCounter.builder(name, writer, RedisTelemetryWriter::blockPackets).tag("path", "block")
                 .description(description).register(registry);
+        FunctionCounter.builder("teltonika.telemetry.blocks.written", writer, RedisTelemetryWriter::blocksWritten)
+                .description("MULTI blocks stored; packets written by path block over this is packets per block")
+                .register(registry);
         String pipes = "teltonika.telemetry.pipes.ready";
         String pipesDescription = "event loops' own Redis connections for MULTI blocks that are ready now";
         (lanes == null ? Gauge.builder(pipes, () -> 0) : Gauge.builder(pipes, lanes, TelemetryLanes::ready))

@@ -275,10 +275,10 @@ class SettingsLoaderTest {
     }
 
     @Test
-    void load_blockLinger_defaultsTo1ms_andTakesTheVariable() {
-        assertThat(SettingsLoader.load(Map.of()).telemetry().blockLinger()).isEqualTo(Duration.ofMillis(1));
-        assertThat(SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_BLOCK_LINGER", "0s"), Map.of()).telemetry()
-                .blockLinger()).isZero();
+    void load_blockLinger_defaultsToZero_andTakesTheVariable() {
+        assertThat(SettingsLoader.load(Map.of()).telemetry().blockLinger()).isZero();
+        assertThat(SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_BLOCK_LINGER", "1ms"), Map.of()).telemetry()
+                .blockLinger()).isEqualTo(Duration.ofMillis(1));
         assertThat(SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_BLOCK_LINGER", "2500us"), Map.of()).telemetry()
                 .blockLinger()).isEqualTo(Duration.ofMillis(2).plusNanos(500_000));
     }

@@ -270,6 +270,8 @@ class TelemetryBlockIT {
             assertThat(ack.get(20, TimeUnit.SECONDS)).isEqualTo(10);
         }
         assertThat(calls("exec")).as("the three rounds in one block").isEqualTo(1);
+        assertThat(lingering.blocksWritten()).isEqualTo(1);
+        assertThat(lingering.blockPackets()).isEqualTo(3);
         assertThat(commands.xlen("telemetry")).isEqualTo(50);
     }
 
