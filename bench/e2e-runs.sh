@@ -60,6 +60,7 @@ server == "?" && match($0, /CPU per acknowledged record: server [0-9.]+ us \(dev
   gsub(/ us \(device event loops | us\), redis | us, simulator | us$/, " ", m)
   split(m, f, " "); server = f[1]; loops = f[2]; redis = f[3]; sim = f[4]
 }
+/server transport: NIO/ { nio = 1 }
 alloc == "?" && match($0, /allocation per stored record: [0-9,]+ B/) {
   alloc = substr($0, RSTART + 30, RLENGTH - 32)
 }
@@ -82,6 +83,7 @@ machine == "?" && match($0, /together [0-9]+ % of the machine's [0-9]+ %\); per 
 }
 END {
   if (died) exit 1
+  if (nio) when = when " NIO, not epoll"
   printf "| %s | %s | %s | **%s** | %s (%s) / %s / %s us | %s B | %s/s | **%s ms** | %s ms | %s %%; %s / %s / %s us |\n", \
     when, num(xadd), num(steady), ratio, server, loops, redis, sim, alloc, num(offered), p99, worst, machine, d_server, d_redis, d_sim
 }

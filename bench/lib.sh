@@ -65,6 +65,10 @@ bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the s
   server_pid=$!
   pids+=("$server_pid")
   bench_wait_ready "$host" "$http_port" "$server_pid" "$out/server.log"
+  if grep -q "running on NIO" "$out/server.log"; then  # the server warns: native epoll did not load
+    local nio="$bench_name: server transport: NIO, not epoll ($(grep -o "NIO (.*" "$out/server.log" | head -1)); its numbers are not comparable"
+    echo "$nio"; echo "$nio" >&2
+  fi
 }
 
 bench_wait_ready() {  # host http-port pid log: the server's /health/ready within 30 s, or exit

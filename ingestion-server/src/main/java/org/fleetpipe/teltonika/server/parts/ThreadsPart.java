@@ -6,12 +6,15 @@ import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.server.metrics.MetricsBootstrap;
 import org.fleetpipe.teltonika.server.tcp.Transports;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The device listeners' event loops (accept, io) and the one scheduler of the periodic jobs. */
 public final class ThreadsPart implements Part {
 
     /** Two: one slow pass (a janitor SCAN over a large registry, say) never holds up the stream's retention. */
     private static final int PERIODIC_THREADS = 2;
+    private static final Logger LOG = LoggerFactory.getLogger(ThreadsPart.class);
 
     private final Shared shared;
     private EventLoopGroup boss;
@@ -24,6 +27,8 @@ public final class ThreadsPart implements Part {
 
     @Override
     public void start() {
+        Transports.unexpectedFallback().ifPresent(cause -> LOG.warn("native epoll transport unavailable, "
+                + "running on NIO (more CPU and allocation per packet): {}", cause));
         jobs = new PeriodicJobs("periodic", PERIODIC_THREADS);
         boss = Transports.group(1, new DefaultThreadFactory("accept", false));
         workers = Transports.group(shared.settings().listeners().ioThreadCount(), new DefaultThreadFactory("io", false));

@@ -15,6 +15,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 
 /** Native epoll on Linux when its library loads, NIO everywhere else. */
@@ -27,6 +29,23 @@ public final class Transports {
 
     public static String name() {
         return EPOLL ? "epoll" : "nio";
+    }
+
+    /**
+     * Why a Linux host runs on NIO although nobody asked for it (the native library did not load:
+     * a missing system library such as libdl.so.2, a noexec temporary directory), or empty. NIO
+     * costs more CPU and allocation per packet, so an operator should hear of it.
+     */
+    public static Optional<String> unexpectedFallback() {
+        return unexpectedFallback(EPOLL, System.getProperty("os.name", ""), Boolean.getBoolean("teltonika.nio"),
+                EPOLL ? null : Epoll.unavailabilityCause());
+    }
+
+    static Optional<String> unexpectedFallback(boolean epoll, String osName, boolean nioChosen, Throwable cause) {
+        if (epoll || nioChosen || !osName.toLowerCase(Locale.ROOT).contains("linux")) {
+            return Optional.empty();
+        }
+        return Optional.of(cause == null ? "unknown" : cause.getClass().getSimpleName() + ": " + cause.getMessage());
     }
 
     public static EventLoopGroup group(int threads, ThreadFactory threadFactory) {
