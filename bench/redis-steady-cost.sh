@@ -26,10 +26,12 @@ bench_open_files $(( ${load#closed} + 1000 ))
 bench_build_jars
 out=$(mktemp -d /tmp/redis-steady-cost.XXXXXX)
 
-echo "== redis steady cost $(date -u +%FT%TZ), $(nproc) cores, load $load, linger $linger, dedup $dedup, logs in $out"
+echo "== redis steady cost $(date -u +%FT%TZ), $(nproc) cores, load $load, linger $linger, dedup $dedup${SERVER_ENV:+, $SERVER_ENV}, logs in $out"
 bench_wait_for_quiet
 bench_start_redis
-bench_start_server steady-cost DEDUP_WINDOW="$dedup" TELEMETRY_BLOCK_LINGER="$linger"
+# SERVER_ENV: more settings for the server, such as IO_THREADS=8 (many event loops on few cores).
+# shellcheck disable=SC2086
+bench_start_server steady-cost DEDUP_WINDOW="$dedup" TELEMETRY_BLOCK_LINGER="$linger" ${SERVER_ENV:-}
 sim() { java -jar "$sim_jar" --host "$host" --port "$tcp_port" --records 10 --progress 0 "$@"; }
 sim --load --connections 200 --duration 5s --imei-base 35209308100000 > "$out/warmup.log" 2>&1 || true
 if [[ $load == closed* ]]; then

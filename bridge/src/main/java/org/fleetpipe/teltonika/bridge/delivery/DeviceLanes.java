@@ -56,9 +56,34 @@ public final class DeviceLanes {
      *     when {@code stillRunning} turned false while waiting
      */
     boolean submit(StreamEntry entry, java.util.function.BooleanSupplier stillRunning) throws InterruptedException {
-        if (!held.hold(entry.ref())) {
-            return false;
+        return !holdAll(List.of(entry)).isEmpty() && queue(entry, stillRunning);
+    }
+
+    /**
+     * Holds the entries not held yet and returns them, in order: from here on the touches keep them
+     * from looking abandoned, however long they wait for a lane. One already held (claimed back
+     * while this replica works on it) is left out.
+     */
+    List<StreamEntry> holdAll(List<StreamEntry> entries) {
+        List<StreamEntry> newlyHeld = new ArrayList<>(entries.size());
+        for (StreamEntry entry : entries) {
+            if (held.hold(entry.ref())) {
+                newlyHeld.add(entry);
+            }
         }
+        return newlyHeld;
+    }
+
+    /** Lets go of held entries that will not reach a lane: they stay pending in the group. */
+    void release(List<StreamEntry> entries) {
+        held.release(entries.stream().map(StreamEntry::ref).toList());
+    }
+
+    /**
+     * Hands a held entry to its device's lane, waiting while that lane is full; when
+     * {@code stillRunning} turns false meanwhile, releases it and returns false.
+     */
+    boolean queue(StreamEntry entry, java.util.function.BooleanSupplier stillRunning) throws InterruptedException {
         Lane lane = lanes.get(Math.floorMod(entry.imei().hashCode(), lanes.size()));
         while (!lane.offer(entry, 100, TimeUnit.MILLISECONDS)) {
             if (!stillRunning.getAsBoolean()) {

@@ -117,13 +117,20 @@ public final class StreamPump implements Runnable {
      * being given up or lost stays pending, handed back or claimed by the next holder.
      */
     private void submitAll(List<StreamEntry> entries, Predicate<String> wanted) throws InterruptedException {
-        for (StreamEntry entry : entries) {
-            if (!running) {
-                return;
+        // Held from the moment they are read, not when a lane takes them: a full lane keeps the pump
+        // waiting as long as the sink is away, and an entry left untouched that long would look
+        // abandoned to the next claim and could go out twice (BridgeFaultIT saw it once).
+        List<StreamEntry> mine = lanes.holdAll(entries.stream().filter(e -> wanted.test(e.stream())).toList());
+        int queued = 0;
+        try {
+            while (running && queued < mine.size()) {
+                StreamEntry entry = mine.get(queued);
+                // Not queued (its partition went meanwhile): released by queue, pending in the group.
+                lanes.queue(entry, () -> running && partitions.deliverable(entry.stream()));
+                queued++;
             }
-            if (wanted.test(entry.stream())) {
-                lanes.submit(entry, () -> running && partitions.deliverable(entry.stream()));
-            }
+        } finally {
+            lanes.release(mine.subList(queued, mine.size()));
         }
     }
 }
