@@ -35,6 +35,9 @@ records=${2:-10}
 duration=${3:-20s}
 half_duration=40s
 half_spread=5s   # devices log in over this: about 1,000 logins/s, not a reconnect herd
+# HALF_SEND_FROM=6s: no records before the logins are over (the simulator's --send-from). Not the
+# default: on 2 cores the backlog came just the same, from 5,000 sessions' first packets (BENCHMARKS.md).
+half_send_from=${HALF_SEND_FROM:-0s}
 half_warmup=10   # seconds; the target is read after this (logins, the simulator JVM's JIT)
 if [[ ! $duration =~ ^([0-9]+)s$ ]] || (( ${BASH_REMATCH[1]} <= 5 )); then
   echo "e2e-benchmark: duration must be whole seconds over 5 s (the first 5 s are the simulator's warm-up), got $duration" >&2
@@ -285,7 +288,7 @@ AWK
 )
 echo
 echo "(d) open loop at ~$(bench_awk "${D_FRACTION:-0.5}" <<< 'BEGIN { printf "%.0f", round_even(100 * ARGV[1]) }') % of (b): $devices devices x $records records every ${interval_ms}ms = $offered records/s offered, $half_duration"
-echo "    (devices log in over $half_spread; the steady line and the target leave out the first ${half_warmup} s)"
+echo "    (devices log in over $half_spread${HALF_SEND_FROM:+, records from $half_send_from on}; the steady line and the target leave out the first ${half_warmup} s)"
 echo "  load: $(cut -d' ' -f1-3 /proc/loadavg) (includes this run's own step (b))"
 jfr_start half "${half_warmup}s"   # the warm-up: logins and the first packets
 # The server's own teltonika_ack_latency_seconds histogram (frame in -> ACK written), read at the
@@ -295,7 +298,8 @@ buckets "$out/buckets-0.txt"
 overflows() { awk '/^TcpExt:/ {if (!h) {for (i = 1; i <= NF; i++) if ($i == "ListenOverflows") c = i; h = 1} else print $c}' /proc/net/netstat; }
 overflows_0=$(overflows)
 sim --devices "$devices" --interval "${interval_ms}ms" --records "$records" --duration "$half_duration" \
-  --start-spread "$half_spread" --warmup "${half_warmup}s" --progress 5s --imei-base 35209308200000 \
+  --start-spread "$half_spread" --send-from "$half_send_from" --warmup "${half_warmup}s" --progress 5s \
+  --imei-base 35209308200000 \
   > "$out/half.log" 2>&1 &
 half_pid=$!
 pids+=("$half_pid")
@@ -306,11 +310,13 @@ half_sim_pid=$(bench_child_pid "$half_pid" java || echo "$half_pid")
 buckets "$out/buckets-10.txt"
 overflows_10=$(overflows)
 half_server_10=$(bench_process_ticks "$server_pid") half_redis_10=$(bench_process_ticks "$redis_pid")
+half_wakeups_10=$(bench_wakeups "$redis_pid") half_preemptions_10=$(bench_preemptions "$redis_pid")
 half_sim_10=$([[ -n $half_sim_pid ]] && bench_process_ticks "$half_sim_pid" || echo 0)
 half_10=$(date +%s.%N)
 # Read just before the simulator's own end (its duration less a second), while it still runs.
 sleep $(( ${half_duration%s} - half_warmup - 1 ))
 half_server_end=$(bench_process_ticks "$server_pid") half_redis_end=$(bench_process_ticks "$redis_pid")
+half_wakeups_end=$(bench_wakeups "$redis_pid") half_preemptions_end=$(bench_preemptions "$redis_pid")
 half_sim_end=$([[ -n $half_sim_pid ]] && bench_process_ticks "$half_sim_pid" 2>/dev/null || echo 0)
 half_end=$(date +%s.%N)
 wait "$half_pid" || { echo "simulator failed:"; tail -15 "$out/half.log"; exit 1; }
@@ -356,6 +362,16 @@ BEGIN {
   printf "of a core (together %.0f %% of the machine's %.0f %%); ", 100 * (server + redis + sim), 100 * int(ARGV[11] + 0)
   printf "per offered record: server %.1f us, redis %.1f us, ", div(1e6 * server, rate), div(1e6 * redis, rate)
   printf "simulator %.1f us (bench/ack-floor.sh: the transport's own floor)\n", div(1e6 * sim, rate)
+}
+AWK
+# What makes Redis's records dearer at part load (issue 34, bench/redis-idle-cost.sh): each time it
+# sleeps and is woken, and each time another thread takes its core.
+bench_awk "$half_10" "$half_end" "$offered" "$((half_wakeups_end - half_wakeups_10))" \
+  "$((half_preemptions_end - half_preemptions_10))" <<'AWK'
+BEGIN {
+  records = (ARGV[2] - ARGV[1]) * ARGV[3]
+  printf "    Redis after the warm-up: %.1f wake-ups and %.1f preemptions per 1,000 offered records\n",
+    div(1000 * ARGV[4], records), div(1000 * ARGV[5], records)
 }
 AWK
 echo "    listen queue overflows (TcpExtListenOverflows, whole machine): $((overflows_10 - overflows_0)) in the first ${half_warmup} s, $(( $(overflows) - overflows_10 )) after"

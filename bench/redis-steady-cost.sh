@@ -46,6 +46,11 @@ pids+=("$sim_pid")
 sleep 25
 reading() {  # n: Redis's and the server's CPU ticks, Redis's counters, the time
   bench_process_ticks "$redis_pid" > "$out/redis-ticks-$1"
+  bench_wakeups "$redis_pid" > "$out/redis-wakeups-$1"
+  bench_preemptions "$redis_pid" > "$out/redis-preemptions-$1"
+  bench_kernel_ticks "$redis_pid" > "$out/redis-kernel-$1"
+  bench_page_faults "$redis_pid" > "$out/redis-faults-$1"
+  redis-cli -h "$host" -p "$redis_port" INFO memory | awk -F: '/^used_memory:/ {print $2 + 0}' > "$out/redis-memory-$1"
   bench_process_ticks "$server_pid" > "$out/server-ticks-$1"
   redis-cli -h "$host" -p "$redis_port" INFO commandstats > "$out/commandstats-$1"
   redis-cli -h "$host" -p "$redis_port" INFO stats > "$out/stats-$1"
@@ -73,12 +78,17 @@ BEGIN {
   reads = delta("stats", "total_reads_processed:")
   commands = delta("stats", "total_commands_processed:")
   redis = (one(dir "/redis-ticks-1") - one(dir "/redis-ticks-0")) / hz
+  wakeups = one(dir "/redis-wakeups-1") - one(dir "/redis-wakeups-0")
+  kernel = (one(dir "/redis-kernel-1") - one(dir "/redis-kernel-0")) / hz
+  faults = one(dir "/redis-faults-1") - one(dir "/redis-faults-0")
+  grown = one(dir "/redis-memory-1") - one(dir "/redis-memory-0")
+  preempted = one(dir "/redis-preemptions-1") - one(dir "/redis-preemptions-0")
   server = (one(dir "/server-ticks-1") - one(dir "/server-ticks-0")) / hz
   if (xadd <= 0) die("no XADD in the window: see " dir "/load.log and server.log")
-  printf "load %s, linger %s: %s records/s stored; Redis %.0f %% of a core = %.2f us per record, server %.2f us; " \
-    "records per EXEC %s, commands per record %.2f, records per read %.1f\n", ARGV[4], ARGV[3],
-    thousands(sprintf("%.0f", xadd / seconds)), 100 * redis / seconds, 1e6 * redis / xadd, 1e6 * server / xadd,
-    (exec_ > 0 ? sprintf("%.1f", xadd / exec_) : "-"), commands / xadd, (reads > 0 ? xadd / reads : 0)
+  printf "load %s, linger %s: %s records/s stored; Redis %.0f %% of a core = %.2f us per record (kernel %.2f), server %.2f us; " \
+    "records per EXEC %s, commands per record %.2f, records per read %.1f, Redis wake-ups per 1,000 records %.1f, preemptions %.1f, page faults %.1f; its memory grew %.0f B per record\n", ARGV[4], ARGV[3],
+    thousands(sprintf("%.0f", xadd / seconds)), 100 * redis / seconds, 1e6 * redis / xadd, 1e6 * kernel / xadd, 1e6 * server / xadd,
+    (exec_ > 0 ? sprintf("%.1f", xadd / exec_) : "-"), commands / xadd, (reads > 0 ? xadd / reads : 0), 1000 * wakeups / xadd, 1000 * preempted / xadd, 1000 * faults / xadd, grown / xadd
 }
 AWK
 grep -E "^steady" "$out/load.log" || true

@@ -59,6 +59,7 @@ final class SimulatorCommand {
     private Duration drain = Duration.ofSeconds(10);
     private int threads = 2;
     private Duration startSpread;
+    private Duration sendFrom = Duration.ZERO;
     private Duration warmup = Duration.ZERO;
 
     @Option(names = {"--help", "-h"}, usageHelp = true, arity = "0", order = 99, description = "this text")
@@ -207,6 +208,14 @@ final class SimulatorCommand {
         warmup = d;
     }
 
+    @Option(names = "--send-from", paramLabel = "D", order = 25,
+            description = "interval mode: devices generate no records before D into the run, so a login herd"
+                    + " (--start-spread) is over before the load starts; each keeps its phase in the interval"
+                    + " (default 0: from each device's login)")
+    void sendFrom(Duration d) {
+        sendFrom = d;
+    }
+
     /** The run these options describe, once the checks that span several options have passed. */
     SimulatorOptions toOptions() throws UsageException {
         if (backoffMax.compareTo(backoffMin) < 0) {
@@ -216,6 +225,13 @@ final class SimulatorCommand {
         if (!warmup.isZero() && warmup.compareTo(duration) >= 0) {
             throw new UsageException("--warmup (" + DurationText.format(warmup) + ") leaves nothing of --duration ("
                     + DurationText.format(duration) + ") to report");
+        }
+        if (!sendFrom.isZero() && load) {
+            throw new UsageException("--send-from applies to interval mode, not --load");
+        }
+        if (!sendFrom.isZero() && sendFrom.compareTo(duration) >= 0) {
+            throw new UsageException("--send-from (" + DurationText.format(sendFrom) + ") leaves nothing of --duration ("
+                    + DurationText.format(duration) + ") to send in");
         }
         if (!new ImeiSequence(imeiBase).fits(devices)) {
             throw new UsageException("--imei-base " + imeiBase + " leaves no room for " + devices
@@ -234,7 +250,7 @@ final class SimulatorCommand {
         }
         return new SimulatorOptions(new InetSocketAddress(server, port), devices, interval, records, codec,
                 transport, duration, imeiBase, maxPackets, load, sources, ackTimeout, backoffMin, backoffMax,
-                backlog, maxPacketBytes, progress, drain, threads, startSpread, warmup);
+                backlog, maxPacketBytes, progress, drain, threads, startSpread, warmup, sendFrom);
     }
 
     private long within(String option, long n, long min, long max) {

@@ -19,16 +19,33 @@ import org.fleetpipe.teltonika.simulator.device.DeviceSettings;
  *                        load mode up to a second)
  * @param warmup          the summary also reports the run after this much time (rate and ACK
  *                        latency without the logins and the JIT's first seconds); zero for no such line
+ * @param sendFrom        interval mode: no device generates records before this much time into the run
+ *                        (they log in over {@code startSpread} meanwhile, each keeping its phase within
+ *                        the interval); zero for records from each device's login on
  */
 public record SimulatorOptions(InetSocketAddress server, int devices, Duration interval, int records,
                                CodecChoice codec, TransportChoice transport, Duration duration, long imeiBase,
                                long maxPackets, boolean load, List<InetAddress> sourceAddresses,
                                Duration ackTimeout, Duration backoffMin, Duration backoffMax, int backlog,
                                int maxPacketBytes, Duration progress, Duration drain, int threads,
-                               Duration startSpread, Duration warmup) {
+                               Duration startSpread, Duration warmup, Duration sendFrom) {
 
     public SimulatorOptions {
         sourceAddresses = List.copyOf(sourceAddresses);
+    }
+
+    /**
+     * When a device that opens {@code openDelayNanos} into the run generates its first records: at
+     * its opening, or with {@link #sendFrom} at the first moment from then that is in the same phase
+     * of the interval as its opening, so the fleet's packets stay spread over the interval.
+     */
+    public long firstRecordsDelayNanos(long openDelayNanos) {
+        long from = sendFrom.toNanos();
+        if (load || openDelayNanos >= from) {
+            return openDelayNanos;
+        }
+        long period = interval.toNanos();
+        return from + Math.floorMod(openDelayNanos - from, period);
     }
 
     public DeviceSettings deviceSettings() {

@@ -62,13 +62,18 @@ public abstract class SimulatedDevice {
 
     /** Opens the transport after {@code delayNanos}; in interval mode records start coming then too. */
     public final void start(long delayNanos) {
+        start(delayNanos, delayNanos);
+    }
+
+    /** Opens the transport after {@code delayNanos}; in interval mode records start after {@code recordsDelayNanos}. */
+    public final void start(long delayNanos, long recordsDelayNanos) {
         loop.execute(() -> {
             if (closed) {
                 return;
             }
             if (!settings.closedLoop()) {
                 long period = settings.interval().toNanos();
-                long firstTick = onTickGrid(System.nanoTime() + delayNanos);
+                long firstTick = onTickGrid(System.nanoTime() + recordsDelayNanos);
                 tickTimer = loop.scheduleAtFixedRate(this::tick, Math.max(0, firstTick - System.nanoTime()), period,
                         TimeUnit.NANOSECONDS);
             }

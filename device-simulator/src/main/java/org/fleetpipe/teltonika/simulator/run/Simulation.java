@@ -114,7 +114,8 @@ public final class Simulation {
                     + options.threads() + " threads)");
             long spread = startSpread();
             for (int i = 0; i < devices.size(); i++) {
-                devices.get(i).start(spread * i / devices.size());
+                long delay = spread * i / devices.size();
+                devices.get(i).start(delay, options.firstRecordsDelayNanos(delay));
             }
             Progress progress = new Progress(started, stats);
             warmup = new Warmup(started, stats);

@@ -29,6 +29,7 @@ class OptionsParserTest {
         assertThat(o.threads()).isEqualTo(2);
         assertThat(o.startSpread()).isNull();
         assertThat(o.warmup()).isZero();
+        assertThat(o.sendFrom()).isZero();
     }
 
     @Test
@@ -64,6 +65,22 @@ class OptionsParserTest {
         assertThat(o.startSpread()).isEqualTo(Duration.ofSeconds(20));
         assertThat(o.warmup()).isEqualTo(Duration.ofSeconds(30));
         assertThat(o.deviceSettings().closedLoop()).isTrue();
+    }
+
+    @Test
+    void parse_sendFrom_thenEachDeviceKeepsItsPhaseAndNoneGeneratesBeforeIt() throws Exception {
+        SimulatorOptions o = OptionsParser.parse("--devices", "5000", "--interval", "500ms", "--start-spread", "5s",
+                "--send-from", "6s", "--duration", "40s");
+
+        assertThat(o.sendFrom()).isEqualTo(Duration.ofSeconds(6));
+        long ms = 1_000_000;
+        // Opened 0, 1.2 s and 4.999 s in: records from 6 s, 6.2 s and 6.499 s (the same phase in 500 ms).
+        assertThat(o.firstRecordsDelayNanos(0)).isEqualTo(6_000 * ms);
+        assertThat(o.firstRecordsDelayNanos(1_200 * ms)).isEqualTo(6_200 * ms);
+        assertThat(o.firstRecordsDelayNanos(4_999 * ms)).isEqualTo(6_499 * ms);
+        // A device opened after it starts at its opening, as without the option.
+        assertThat(o.firstRecordsDelayNanos(7_000 * ms)).isEqualTo(7_000 * ms);
+        assertThat(OptionsParser.parse("--devices", "3").firstRecordsDelayNanos(250 * ms)).isEqualTo(250 * ms);
     }
 
     @Test
@@ -103,6 +120,9 @@ class OptionsParserTest {
                 "--backoff-max", "1s");
         assertMessage("--warmup (10s) leaves nothing of --duration (10s) to report", "--duration", "10s",
                 "--warmup", "10s");
+        assertMessage("--send-from applies to interval mode, not --load", "--load", "--send-from", "5s");
+        assertMessage("--send-from (10s) leaves nothing of --duration (10s) to send in", "--duration", "10s",
+                "--send-from", "10s");
         assertMessage("leaves no room for 3 devices", "--imei-base", "99999999999998", "--devices", "3");
     }
 
