@@ -6,7 +6,11 @@
 # this machine than this, whatever its codec and writer do; compare it with e2e-benchmark's
 # "CPU per acknowledged record: server". Loopback only; about 1 minute.
 #
-# Usage: bench/ack-floor.sh [transport=epoll|io_uring] [devices for the open loop=5000]
+# FORWARD=1: the floor with the Redis leg too. A redis-server on REDIS_PORT, and each frame answered
+# only once Redis answered a PUBLISH (to no subscriber, about an XADD's bytes) per record, sent per
+# event-loop round on the loop's own connection: the real server's traffic to Redis without its work.
+#
+# Usage: [FORWARD=1] bench/ack-floor.sh [transport=epoll|io_uring] [devices for the open loop=5000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +21,9 @@ port=${TCP_PORT:-15129}
 bench_name=ack-floor
 source bench/lib.sh
 bench_require_tools java python3
+redis_port=${REDIS_PORT:-16899}
 bench_require_free_ports "$host" "$port"
+[[ -z ${FORWARD:-} ]] || bench_require_free_ports "$host" "$redis_port"
 bench_open_files $((devices + 1000))
 floor_jar=benchmarks/target/benchmarks.jar
 [[ -f $floor_jar ]] || mvn -B -q -ntp -DskipTests package -pl benchmarks -am
@@ -25,10 +31,15 @@ bench_build_jars
 out=${FLOOR_OUT:-$(mktemp -d /tmp/ack-floor.XXXXXX)}
 mkdir -p "$out"
 
-echo "== ack floor $(date -u +%FT%TZ), $(nproc) cores, $transport, logs in $out"
+echo "== ack floor $(date -u +%FT%TZ), $(nproc) cores, $transport${FORWARD:+, forwarding to Redis}, logs in $out"
 bench_wait_for_quiet
+forward=()
+if [[ -n ${FORWARD:-} ]]; then
+  bench_start_redis
+  forward=("$redis_port")
+fi
 java -cp "$floor_jar" org.fleetpipe.teltonika.benchmarks.AckOnlyServer "$host" "$port" "$transport" "$(nproc)" \
-  > "$out/server.log" 2>&1 &
+  "${forward[@]}" > "$out/server.log" 2>&1 &
 server_pid=$!
 pids+=("$server_pid")
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && break; sleep 0.1; done
