@@ -60,11 +60,6 @@ public abstract class SimulatedDevice {
         return imei;
     }
 
-    /** Opens the transport after {@code delayNanos}; in interval mode records start coming then too. */
-    public final void start(long delayNanos) {
-        start(delayNanos, delayNanos);
-    }
-
     /** Opens the transport after {@code delayNanos}; in interval mode records start after {@code recordsDelayNanos}. */
     public final void start(long delayNanos, long recordsDelayNanos) {
         loop.execute(() -> {
