@@ -127,12 +127,14 @@ bench_child_pid() {  # pid name: the first child of pid whose name holds name, o
   return 1
 }
 
+# pid n: field n of /proc/<pid>/stat as proc(5) numbers them (the name in parentheses may hold spaces).
+bench_stat_field() { awk -v n="$2" '{sub(/^[^)]*\) /, ""); print $(n - 2)}' "/proc/$1/stat"; }
+bench_kernel_ticks() { bench_stat_field "$1" 15; }  # pid: its CPU ticks in the kernel so far (stime)
+bench_page_faults() { bench_stat_field "$1" 10; }   # pid: minor page faults so far (first touches of memory)
 # pid: times its main thread slept and was woken so far (voluntary context switches: for Redis, an
 # epoll_wait that found nothing ready and waited).
 bench_wakeups() { awk '/^voluntary_ctxt_switches:/ {print $2}' "/proc/$1/status"; }
 # pid: times its main thread was taken off its CPU while it could still run (another thread's turn).
-bench_kernel_ticks() { awk '{sub(/^[^)]*\) /, ""); print $13}' "/proc/$1/stat"; }  # pid: its CPU ticks in the kernel so far
-bench_page_faults() { awk '{sub(/^[^)]*\) /, ""); print $8}' "/proc/$1/stat"; }  # pid: minor page faults so far (first touches of memory)
 bench_preemptions() { awk '/^nonvoluntary_ctxt_switches:/ {print $2}' "/proc/$1/status"; }
 bench_process_ticks() { awk '{sub(/^[^)]*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }  # pid: CPU ticks so far
 

@@ -21,9 +21,7 @@ import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.EventExecutor;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.net.InetSocketAddress;
@@ -133,15 +131,8 @@ public final class AckOnlyServer {
 
     /** One event loop's Redis connection: frames' PUBLISHes out, their answers counted back in order. */
     private static final class Forwarder extends ChannelInboundHandlerAdapter {
-        private static final byte[] PUBLISH;
-
-        static {
-            byte[] payload = new byte[FORWARDED_BYTES];
-            Arrays.fill(payload, (byte) 'x');
-            String command = "*3\r\n$7\r\nPUBLISH\r\n$14\r\nack-floor-void\r\n$" + FORWARDED_BYTES + "\r\n"
-                    + new String(payload, StandardCharsets.US_ASCII) + "\r\n";
-            PUBLISH = command.getBytes(StandardCharsets.US_ASCII);
-        }
+        private static final byte[] PUBLISH = RespCommand.encode(
+                List.of("PUBLISH", "ack-floor-void", "x".repeat(FORWARDED_BYTES)));
 
         private record Waiting(ChannelHandlerContext device, int records) {
         }

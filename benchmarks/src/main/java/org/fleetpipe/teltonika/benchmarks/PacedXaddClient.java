@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +36,7 @@ public final class PacedXaddClient {
         for (int i = 5; i < args.length; i++) {
             command.add(args[i]);
         }
-        byte[] one = encode(command);
+        byte[] one = RespCommand.encode(command);
         byte[] pipeline = new byte[one.length * batch];
         for (int i = 0; i < batch; i++) {
             System.arraycopy(one, 0, pipeline, i * one.length, one.length);
@@ -72,14 +71,6 @@ public final class PacedXaddClient {
             System.out.printf("sent %d XADDs in %.1f s (%.0f/s), %d of %d batches answered after the next was due%n",
                     sent, took, sent / took, late, sent / batch);
         }
-    }
-
-    private static byte[] encode(List<String> arguments) {
-        StringBuilder resp = new StringBuilder("*").append(arguments.size()).append("\r\n");
-        for (String a : arguments) {
-            resp.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
-        }
-        return resp.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /** Counts XADD answers (a {@code $<n>} line, then the id's line) from the stream, across reads. */
