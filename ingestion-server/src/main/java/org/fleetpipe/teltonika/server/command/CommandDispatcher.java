@@ -69,8 +69,15 @@ public final class CommandDispatcher implements DeviceCommands {
 
     private void drain(Imei imei, Channel channel) {
         DeviceSession session = DeviceSession.of(channel);
-        if (!channel.isActive() || session.commandInFlight() != null || session.takingCommand()
-                || sessions.channelOf(imei) != channel) {
+        if (!channel.isActive() || sessions.channelOf(imei) != channel) {
+            return;
+        }
+        if (session.takingCommand()) {
+            // The take under way may have read the queue before the enqueue behind this wake.
+            session.drainAgain(true);
+            return;
+        }
+        if (session.commandInFlight() != null) {
             return;
         }
         long quiet = session.quietLeftNanos();
@@ -87,12 +94,18 @@ public final class CommandDispatcher implements DeviceCommands {
         session.takingCommand(true);
         store.take(imei).whenComplete((taken, error) -> channel.eventLoop().execute(() -> {
             session.takingCommand(false);
+            boolean again = session.takeDrainAgain();
             if (error != null) {
                 metrics.redisError("command-take");
                 LOG.warn("could not take the next command imei={}: {}", imei, error.toString());
                 return;
             }
-            taken.ifPresent(command -> send(imei, channel, session, command));
+            if (taken.isPresent()) {
+                // Its end drains again, which covers the wake.
+                send(imei, channel, session, taken.get());
+            } else if (again) {
+                drain(imei, channel);
+            }
         }));
     }
 

@@ -20,6 +20,7 @@ public final class DeviceSession {
     private Object commandInFlight;
     private java.util.concurrent.Future<?> commandTimeout;
     private boolean takingCommand;
+    private boolean drainAgain;
     private long quietUntilNanos;
     private boolean quietWakeScheduled;
     private ResendGuard resendGuard;
@@ -115,6 +116,21 @@ public final class DeviceSession {
 
     public void takingCommand(boolean taking) {
         this.takingCommand = taking;
+    }
+
+    /**
+     * Notes a wake that came while a take was under way: that take may have looked at the queue
+     * before the enqueue that sent the wake, so it must be followed by another.
+     */
+    public void drainAgain(boolean again) {
+        this.drainAgain = again;
+    }
+
+    /** Returns and clears the wake noted by {@link #drainAgain(boolean)}. */
+    public boolean takeDrainAgain() {
+        boolean again = drainAgain;
+        drainAgain = false;
+        return again;
     }
 
     /** No next command before {@code nanoTime}: a late reply may still come for the one that timed out. */
