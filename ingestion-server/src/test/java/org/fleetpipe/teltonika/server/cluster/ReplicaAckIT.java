@@ -36,7 +36,11 @@ class ReplicaAckIT {
             await().atMost(Duration.ofSeconds(20)).until(() -> primary.info("replication").contains("state=online"));
             try (IngestionServer server = new IngestionServer(SettingsLoader.load(Map.of("redis.url", redis.uri(),
                     "tcp-port", 0, "udp-port", 0, "http-port", 0, "health-port", 0, "bind-address", "127.0.0.1",
-                    "telemetry.ack-replicas", 1, "telemetry.ack-replicas-timeout", "500ms"))).start()) {
+                    "telemetry.ack-replicas", 1,
+                    // Far above a replica's answer on a quiet machine (about 1 ms), since on a busy CI
+                    // machine a 500 ms WAIT ran out with the replica online and closed the connection
+                    // instead of an ACK; without a replica each packet waits this long for its refusal.
+                    "telemetry.ack-replicas-timeout", "5s"))).start()) {
                 RandomAvl random = new RandomAvl(42);
                 try (DeviceClient device = DeviceClient.connect(server.tcpAddress().getPort())) {
                     assertThat(device.login(TestImeis.WIKI)).isEqualTo(1);
