@@ -8,17 +8,19 @@
 -- 'id:attempt', so a late finish or hand-back of an earlier send of the same command changes
 -- nothing. An instance told to stop (its shutdown marker is set) takes nothing: it starts no new
 -- send between the marker and its next heartbeat renewal, which is what reads the marker; the
--- queue is left as it is for the replica the device goes to. Returns {id, codec, text, attempt},
+-- queue is left as it is for the replica the device goes to. With HEARTBEAT_DELETE_MEANS=shutdown
+-- a missing heartbeat is such an order too (the operator's DEL), read here for the same reason. Returns {id, codec, text, attempt},
 -- or false when the queue is empty or the instance is stopping.
 -- KEYS[1] device queue list, KEYS[2] this instance's in-flight hash, KEYS[3] in-flight instances
 -- set, KEYS[4] queued devices sorted set, KEYS[5] commands dead-letter sorted set, KEYS[6] this
--- instance's shutdown marker
+-- instance's shutdown marker, KEYS[7] this instance's heartbeat
 -- ARGV[1] imei, ARGV[2] instance id, ARGV[3] now (ms), ARGV[4] command key prefix,
 -- ARGV[5] dead letters kept, ARGV[6] retention of finished commands (ms), ARGV[7] events prefix,
--- ARGV[8] the reply event's verb (InstanceEvent.REPLY)
+-- ARGV[8] the reply event's verb (InstanceEvent.REPLY), ARGV[9] '1' when a missing heartbeat means
+-- stop (HEARTBEAT_DELETE_MEANS=shutdown)
 -- appendHistory, markFailed, deadLetter, trimDeadLetters, attemptsUsedUp, failCommand:
 -- command/command-lib.lua, loaded in front.
-if redis.call('EXISTS', KEYS[6]) == 1 then
+if redis.call('EXISTS', KEYS[6]) == 1 or (ARGV[9] == '1' and redis.call('EXISTS', KEYS[7]) == 0) then
   return false
 end
 local current = redis.call('HGET', KEYS[2], ARGV[1])

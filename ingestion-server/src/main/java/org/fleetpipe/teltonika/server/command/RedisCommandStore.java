@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.registry.HeartbeatDeleteMeans;
 import org.fleetpipe.teltonika.registry.InstanceEvent;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 
@@ -24,9 +25,17 @@ public final class RedisCommandStore implements CommandStore {
     private final Supplier<String> instanceId;
     private final CommandSettings settings;
     private final CommandHandBack handBack;
+    private final String heartbeatGoneMeansStop;
 
     public RedisCommandStore(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
                              CommandSettings settings) {
+        this(redis, keys, instanceId, settings, HeartbeatDeleteMeans.EXPIRY);
+    }
+
+    /** {@code heartbeatDeleteMeans}: with {@code shutdown}, a take finds nothing once the heartbeat is gone. */
+    public RedisCommandStore(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Supplier<String> instanceId,
+                             CommandSettings settings, HeartbeatDeleteMeans heartbeatDeleteMeans) {
+        this.heartbeatGoneMeansStop = heartbeatDeleteMeans == HeartbeatDeleteMeans.SHUTDOWN ? "1" : "0";
         this.redis = redis;
         this.keys = keys;
         this.instanceId = instanceId;
@@ -55,10 +64,10 @@ public final class RedisCommandStore implements CommandStore {
         CompletionStage<List<Object>> taken = CommandScripts.TAKE.call(redis, ScriptOutputType.MULTI,
                 new String[] {keys.commandQueue(imei.value()), keys.commandsInFlight(instance),
                         keys.commandsInFlightInstances(), keys.commandsQueued(), keys.commandDeadLetters(),
-                        keys.shutdownMarker(instance)},
+                        keys.shutdownMarker(instance), keys.heartbeat(instance)},
                 imei.value(), instance, now(), keys.commandPrefix(),
                 Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
-                keys.instanceEventsPrefix(), InstanceEvent.REPLY.verb());
+                keys.instanceEventsPrefix(), InstanceEvent.REPLY.verb(), heartbeatGoneMeansStop);
         return taken.thenApply(reply -> {
             if (reply == null || reply.size() < 4) {
                 return Optional.empty();

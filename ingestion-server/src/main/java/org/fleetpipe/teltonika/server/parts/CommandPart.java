@@ -50,7 +50,8 @@ public final class CommandPart implements Part {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
         RedisClusterAsyncCommands<String, String> async = redis.async();
-        CommandStore store = new RedisCommandStore(async, keys, instance.identity()::id, settings.commands());
+        CommandStore store = new RedisCommandStore(async, keys, instance.identity()::id, settings.commands(),
+                settings.instance().heartbeatDeleteMeans());
         ReplyWaiter replies = new ReplyWaiter();
         dispatcher = new CommandDispatcher(store, shared.sessions(), settings.commands(), shared.metrics(),
                 shared.pending(), new UnsolicitedMessages(settings.devices().hostile().maxDeviceMessagesPerMinute(),

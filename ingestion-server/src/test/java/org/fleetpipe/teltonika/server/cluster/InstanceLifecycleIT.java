@@ -282,6 +282,29 @@ class InstanceLifecycleIT {
         assertThat(stopAsked).as("the renewal had not read the marker yet").isFalse();
     }
 
+    @Test
+    void heartbeatDeleted_whenDeleteMeansShutdown_theInstanceTakesNoCommandAfterwards_evenBeforeItStops()
+            throws Exception {
+        // Renewals far apart: the take, not the renewal, is what must see the heartbeat gone.
+        IngestionServer a = server("a", Map.of("heartbeat.ttl", "60s", "heartbeat.interval", "30s",
+                "heartbeat.delete-means", "shutdown"));
+        AtomicBoolean stopAsked = neverStopped(a);
+        DeviceClient device = loggedIn(a);
+        String id = a.instanceId();
+        commands.del("instance:heartbeat:" + id);
+
+        HttpResponse<String> queued = postCommand(a);
+
+        assertThat(queued.statusCode()).isEqualTo(202);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                .until(() -> commands.llen("commands:queue:" + IMEI) == 1L
+                        && commands.hlen("commands:inflight:" + id) == 0L);
+        assertThat(commands.hget("command:" + commands.lindex("commands:queue:" + IMEI, 0), "status"))
+                .isEqualTo("queued");
+        assertThat(device.closedByServer(200)).isFalse();
+        assertThat(stopAsked).as("the renewal had not seen the heartbeat gone yet").isFalse();
+    }
+
     private HttpResponse<String> postCommand(IngestionServer to) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + to.httpAddress().getPort()
                         + "/api/v1/devices/" + IMEI + "/commands"))
