@@ -15,11 +15,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes what nobody will ever use: orphaned command hashes (failed into {@code dlq:commands},
- * never dropped silently) and dead letters past their TTL. Scheduled passes do what
- * {@code PURGE_MODE} says (nothing, count only, or remove); a purge on demand says it itself. Queued
- * commands past their TTL are the command sweep's, never the purge's. Every pass logs and counts,
- * by mode, what it removed or would remove.
+ * Removes what nobody will ever use or may keep: dead letters past {@code DLQ_TTL}, and orphaned
+ * command hashes (failed into {@code dlq:commands}, never dropped silently). Every scheduled pass
+ * removes the dead letters past their TTL whatever {@code PURGE_MODE} says (a retention promise
+ * must not hang on an unrelated switch); {@code PURGE_MODE} governs only the orphans (nothing,
+ * count only, or fail them). A purge on demand says its mode itself, for both. Queued commands past
+ * their TTL are the command sweep's, never the purge's. Every pass logs and counts, by mode, what it
+ * removed or would remove.
  */
 public final class Purger implements AutoCloseable {
 
@@ -46,20 +48,19 @@ public final class Purger implements AutoCloseable {
         this.jobs = jobs;
     }
 
-    /** Schedules the passes PURGE_MODE asks for; {@code off} schedules none. */
+    /** Schedules the passes: dead letters past their TTL always go, orphans as PURGE_MODE says. */
     public void start() {
-        PurgeMode mode = settings.purgeMode();
+        PurgeMode orphans = settings.purgeMode();
         Duration period = settings.purgeInterval();
-        if (mode == PurgeMode.OFF) {
-            LOG.info("scheduled purge: mode=off (PURGE_MODE), no pass runs; POST /api/v1/purge still purges on demand");
-            return;
-        }
-        boolean dryRun = mode == PurgeMode.DRY_RUN;
-        LOG.info("scheduled purge: mode={} every={}{}", mode.label(), period,
-                dryRun ? " (counts and logs what it would remove, removes nothing; PURGE_MODE=live removes)" : "");
+        LOG.info("scheduled purge: every={} removes dead letters older than {} (DLQ_TTL); orphaned commands: mode={}{}",
+                period, settings.deadLetterTtl(), orphans.label(), switch (orphans) {
+                    case OFF -> " (PURGE_MODE: left alone; POST /api/v1/purge still fails them on demand)";
+                    case DRY_RUN -> " (PURGE_MODE: counted and logged, not failed; PURGE_MODE=live fails them)";
+                    case LIVE -> "";
+                });
         job = jobs.start("purge", PeriodicJobs.randomPartOf(period), period, () -> {
             try {
-                purge(dryRun);
+                pass(orphans, false);
             } catch (RuntimeException e) {
                 LOG.warn("purge failed, next one in {}: {}", period, e.toString());
             }
@@ -81,27 +82,34 @@ public final class Purger implements AutoCloseable {
 
     /** One pass, removing or ({@code dryRun}) only counting; blocks the calling thread (never an event loop). */
     public PurgeReport purge(boolean dryRun) {
+        return pass(PurgeMode.ofPass(dryRun), dryRun);
+    }
+
+    private PurgeReport pass(PurgeMode orphanMode, boolean deadLettersDryRun) {
         long start = System.nanoTime();
         long now = System.currentTimeMillis();
-        long orphaned = commands.failOrphans(dryRun, settings.orphanScanPerPass());
+        long orphaned = orphanMode == PurgeMode.OFF ? 0
+                : commands.failOrphans(orphanMode == PurgeMode.DRY_RUN, settings.orphanScanPerPass());
         Range<Long> old = Range.create(0L, now - settings.deadLetterTtl().toMillis());
-        long frames = dryRun ? await(redis.zcount(keys.frameDeadLetters(), old))
+        long frames = deadLettersDryRun ? await(redis.zcount(keys.frameDeadLetters(), old))
                 : await(redis.zremrangebyscore(keys.frameDeadLetters(), old));
-        long commandLetters = dryRun ? await(redis.zcount(keys.commandDeadLetters(), old))
+        long commandLetters = deadLettersDryRun ? await(redis.zcount(keys.commandDeadLetters(), old))
                 : await(redis.zremrangebyscore(keys.commandDeadLetters(), old));
-        PurgeReport report = new PurgeReport(dryRun, orphaned, frames, commandLetters,
+        PurgeReport report = new PurgeReport(deadLettersDryRun, orphaned, frames, commandLetters,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-        String mode = report.mode().label();
+        String lettersMode = PurgeMode.ofPass(deadLettersDryRun).label();
         // A dry run counts too: what it would remove is what an operator weighs before going live.
-        metrics.purgePass(mode);
-        metrics.purged("orphaned-command", mode, orphaned);
-        metrics.purged("frame-dead-letter", mode, frames);
-        metrics.purged("command-dead-letter", mode, commandLetters);
-        if (report.total() > 0 || dryRun) {
-            // mode=dry-run: the counts are what a live pass would remove now.
-            LOG.info("purge: mode={} orphaned-commands={} frame-dead-letters-past-ttl={} "
-                            + "command-dead-letters-past-ttl={} elapsed={}ms", mode, orphaned, frames, commandLetters,
-                    report.elapsedMs());
+        metrics.purgePass(orphanMode.label());
+        if (orphanMode != PurgeMode.OFF) {
+            metrics.purged("orphaned-command", orphanMode.label(), orphaned);
+        }
+        metrics.purged("frame-dead-letter", lettersMode, frames);
+        metrics.purged("command-dead-letter", lettersMode, commandLetters);
+        if (report.total() > 0 || orphanMode == PurgeMode.DRY_RUN) {
+            // A dry-run mode's counts are what a live pass would remove now.
+            LOG.info("purge: orphaned-commands={} (mode={}) frame-dead-letters-past-ttl={} "
+                            + "command-dead-letters-past-ttl={} (mode={}) elapsed={}ms", orphaned, orphanMode.label(),
+                    frames, commandLetters, lettersMode, report.elapsedMs());
         }
         return report;
     }

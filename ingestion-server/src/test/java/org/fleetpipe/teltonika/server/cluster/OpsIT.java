@@ -54,6 +54,8 @@ class OpsIT {
                 "ops.queue-health.interval", "200ms", "ops.queue-health.stuck-after", "1s",
                 "commands.reply-timeout", "300ms", "commands.sweep-interval", "1h"));
         settings.put("health-port", 0);
+        // No scheduled purge within a test unless it asks for one: a pass would remove the old dead letters it seeds.
+        settings.put("ops.purge.interval", "1h");
         settings.put("ops.queue-health.degraded-stuck", "1");
         settings.putAll(more);
         return settings;
@@ -198,17 +200,20 @@ class OpsIT {
     }
 
     @Test
-    void purge_scheduledPassesAreDryRunsByDefault_countedUnderTheirMode() throws Exception {
+    void purge_byDefaultScheduledPassesRemoveDeadLettersPastTheirTtl_andOnlyCountOrphans() throws Exception {
         server.close();
         long old = System.currentTimeMillis() - Duration.ofDays(30).toMillis();
         redis.zadd("dlq:frames", old, "{\"reason\":\"bad-crc\",\"at\":" + old + "}");
+        redis.hset("command:lost-1", Map.of("id", "lost-1", "imei", IMEI, "codec", "12", "command", "getinfo",
+                "status", "queued", "history", "[]", "expires_at", Long.toString(System.currentTimeMillis() + 3600_000)));
         server = new IngestionServer(SettingsLoader.load(settings(Map.of("ops.purge.interval", "200ms")))).start();
 
+        await().atMost(Duration.ofSeconds(10)).until(() -> redis.zcard("dlq:frames") == 0);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(metrics()).containsPattern(
-                "(?m)^teltonika_purge_removed_total\\{mode=\"dry-run\",what=\"frame-dead-letter\"} [1-9]"));
+                "(?m)^teltonika_purge_removed_total\\{mode=\"dry-run\",what=\"orphaned-command\"} [1-9]"));
         assertThat(metrics()).containsPattern(
-                "(?m)^teltonika_purge_removed_total\\{mode=\"live\",what=\"frame-dead-letter\"} 0\\.0$");
-        assertThat(redis.zcard("dlq:frames")).isEqualTo(1);
+                "(?m)^teltonika_purge_removed_total\\{mode=\"live\",what=\"frame-dead-letter\"} 1\\.0$");
+        assertThat(redis.hget("command:lost-1", "status")).isEqualTo("queued");
     }
 
     @Test
