@@ -140,12 +140,13 @@ class PartitionsIT {
             redis.xgroupCreate(XReadArgs.StreamOffset.from(stream(p), "0"), "downstream",
                     XGroupCreateArgs.Builder.mkstream());
         }
-        // 400 unread across 4 partitions: 100 each.
+        // 400 unread across 4 partitions: 100 each. The gauges follow the retention ticker (100 ms);
+        // the waits leave room for a busy CI machine, where a 10 s one ran out once.
         startServer(Map.of("telemetry.max-unread", 400, "telemetry.retention.interval", "100ms",
                 "telemetry.backpressure.device-share", 0));
         String full = stream(PartitionRule.partitionOf(slow, PARTITIONS));
         redis.eval("for i = 1, 100 do redis.call('XADD', KEYS[1], '*', 'filler', i) end", ScriptOutputType.STATUS, full);
-        await().atMost(Duration.ofSeconds(10)).until(() -> gauge("teltonika.telemetry.backpressure.partitions") == 1.0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gauge("teltonika.telemetry.backpressure.partitions") == 1.0);
 
         RandomAvl random = new RandomAvl(34L);
         try (DeviceClient held = DeviceClient.connect(ItServer.loopback(server.tcpAddress()));
@@ -155,7 +156,7 @@ class PartitionsIT {
             AvlPacket waiting = random.packet(CodecId.CODEC_8E, 3);
             held.send(Frames.avl(waiting));
             CompletableFuture<Long> heldAck = CompletableFuture.supplyAsync(() -> readAck(held));
-            await().atMost(Duration.ofSeconds(10)).until(() -> gauge("teltonika.telemetry.held.packets") == 1.0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> gauge("teltonika.telemetry.held.packets") == 1.0);
             AvlPacket passing = random.packet(CodecId.CODEC_8E, 3);
             assertThat(free.sendAndReadAck(Frames.avl(passing))).as("the other partition is acknowledged")
                     .isEqualTo(passing.size());
@@ -164,7 +165,7 @@ class PartitionsIT {
             redis.xgroupSetid(XReadArgs.StreamOffset.latest(full), "downstream");
             assertThat(heldAck.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(waiting.size());
         }
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             assertThat(gauge("teltonika.telemetry.backpressure")).isZero();
             double sum = 0;
             for (int p = 0; p < PARTITIONS; p++) {
