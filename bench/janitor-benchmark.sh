@@ -4,10 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cp_file=$(mktemp)
-# One reactor run, so the registry's own modules (codec, redis-launcher, test-kit, redis) resolve to their classes;
-# the last module written, registry, leaves its test classpath in the file.
-mvn -B -q -ntp -pl registry -am test-compile dependency:build-classpath -DskipTests \
+# One reactor run, so the janitor's own modules (codec, redis-launcher, test-kit, redis, registry) resolve to their
+# classes; the last module written, janitor, leaves its test classpath in the file.
+mvn -B -q -ntp -pl janitor -am test-compile dependency:build-classpath -DskipTests \
   -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >/dev/null
-cp="registry/target/test-classes:registry/target/classes:$(cat "$cp_file")"
+cp="janitor/target/test-classes:janitor/target/classes:registry/target/classes:$(cat "$cp_file")"
 rm -f "$cp_file"
-exec java -Xmx2g -cp "$cp" org.fleetpipe.teltonika.registry.janitor.bench.JanitorBenchmark "$@"
+exec java -Xmx2g -cp "$cp" org.fleetpipe.teltonika.janitor.bench.JanitorBenchmark "$@"

@@ -99,4 +99,16 @@ class ArchitectureTest {
                         + " ReferenceCounted)")
                 .check(CLASSES);
     }
+
+    @Test
+    void theRegistry_knowsNothingOfTheJanitor_andTheJanitorNothingOfTheServer() {
+        noClasses().that().resideInAPackage("org.fleetpipe.teltonika.registry..")
+                .should().dependOnClassesThat().resideInAPackage("org.fleetpipe.teltonika.janitor..")
+                .because("the janitor is a module of its own on top of the registry (the design card's top level)")
+                .check(CLASSES);
+        noClasses().that().resideInAPackage("org.fleetpipe.teltonika.janitor..")
+                .should().dependOnClassesThat().resideInAPackage(SERVER + "..")
+                .because("the server wires the janitor as one of its parts; the janitor takes settings, not the server")
+                .check(CLASSES);
+    }
 }

@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.registry;
 import java.util.List;
 import org.fleetpipe.teltonika.redis.LuaScript;
 
-/** The registry's Lua scripts (device ownership, heartbeats, remote shutdown, the janitor's eviction), each declared once. */
+/** The registry's Lua scripts (device ownership, heartbeats, remote shutdown), each declared once. */
 public final class RegistryScripts {
 
     public static final LuaScript CLAIM = LuaScript.fromResource("registry/claim.lua");
@@ -13,14 +13,12 @@ public final class RegistryScripts {
     public static final LuaScript HEARTBEAT_RENEW = LuaScript.fromResource("registry/heartbeat-renew.lua");
     public static final LuaScript RETIRE = LuaScript.fromResource("registry/retire.lua");
     public static final LuaScript REQUEST_SHUTDOWN = LuaScript.fromResource("registry/request-shutdown.lua");
-    public static final LuaScript EVICT_IF_DEAD = LuaScript.fromResource("janitor/evict-if-dead.lua");
 
     private RegistryScripts() {
     }
 
     /** All of them, to load at start. */
     public static List<LuaScript> all() {
-        return List.of(CLAIM, RELEASE_IF_OWNER, RECLAIM, HEARTBEAT_CREATE, HEARTBEAT_RENEW, RETIRE, REQUEST_SHUTDOWN,
-                EVICT_IF_DEAD);
+        return List.of(CLAIM, RELEASE_IF_OWNER, RECLAIM, HEARTBEAT_CREATE, HEARTBEAT_RENEW, RETIRE, REQUEST_SHUTDOWN);
     }
 }

@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.janitor.InstanceLeftovers;
-import org.fleetpipe.teltonika.registry.janitor.LeftoverTally;
+import org.fleetpipe.teltonika.janitor.InstanceLeftovers;
+import org.fleetpipe.teltonika.janitor.LeftoverTally;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 
 /**

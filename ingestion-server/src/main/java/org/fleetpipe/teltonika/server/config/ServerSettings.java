@@ -1,6 +1,6 @@
 package org.fleetpipe.teltonika.server.config;
 
-import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
 

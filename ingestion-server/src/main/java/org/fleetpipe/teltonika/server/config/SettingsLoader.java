@@ -15,7 +15,7 @@ import com.typesafe.config.ConfigResolveOptions;
 import com.typesafe.config.ConfigValueFactory;
 import java.util.Locale;
 import java.util.Map;
-import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.janitor.JanitorSettings;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
 import org.fleetpipe.teltonika.server.ops.PurgeMode;

@@ -2,9 +2,9 @@ package org.fleetpipe.teltonika.server.parts;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
-import org.fleetpipe.teltonika.registry.janitor.JanitorTicker;
-import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
+import org.fleetpipe.teltonika.janitor.JanitorMetrics;
+import org.fleetpipe.teltonika.janitor.JanitorTicker;
+import org.fleetpipe.teltonika.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.health.QueueHealthMonitor;
 import org.fleetpipe.teltonika.server.ops.DeadLetterQueries;

@@ -6,6 +6,7 @@ import io.lettuce.core.metrics.MicrometerOptions;
 import org.fleetpipe.teltonika.redis.LuaScript;
 import org.fleetpipe.teltonika.redis.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.janitor.JanitorScripts;
 import org.fleetpipe.teltonika.registry.RegistryScripts;
 import org.fleetpipe.teltonika.server.admission.AdmissionScripts;
 import org.fleetpipe.teltonika.server.capture.CaptureScripts;
@@ -45,7 +46,7 @@ public final class RedisPart implements Part {
         PartitionLayout.claim(redis.sync(), keys);
         // Every script before the first device can connect, so no call has to fall back to EVAL
         // (which would go after calls issued meanwhile).
-        LuaScript.loadAll(redis.sync(), RegistryScripts.all(), CommandScripts.all(), IngestScripts.all(),
+        LuaScript.loadAll(redis.sync(), RegistryScripts.all(), JanitorScripts.all(), CommandScripts.all(), IngestScripts.all(),
                 StreamScripts.all(), AdmissionScripts.all(), CaptureScripts.all(), HealthScripts.all());
     }
 

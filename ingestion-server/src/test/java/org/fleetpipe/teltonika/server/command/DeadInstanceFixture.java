@@ -6,9 +6,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
-import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
-import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
+import org.fleetpipe.teltonika.janitor.JanitorMetrics;
+import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.janitor.RegistryJanitor;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 
 /** A janitor with the command hand-back as its hook, and the in-flight commands a dead instance leaves. */

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.janitor;
+package org.fleetpipe.teltonika.janitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

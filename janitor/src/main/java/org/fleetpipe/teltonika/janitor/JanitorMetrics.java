@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.janitor;
+package org.fleetpipe.teltonika.janitor;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

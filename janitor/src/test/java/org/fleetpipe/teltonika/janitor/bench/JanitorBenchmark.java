@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.janitor.bench;
+package org.fleetpipe.teltonika.janitor.bench;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -12,11 +12,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.fleetpipe.teltonika.registry.janitor.JanitorMetrics;
-import org.fleetpipe.teltonika.registry.janitor.JanitorSettings;
-import org.fleetpipe.teltonika.registry.janitor.RegistryJanitor;
-import org.fleetpipe.teltonika.registry.janitor.SweepResult;
-import org.fleetpipe.teltonika.registry.janitor.InstanceLeftovers;
+import org.fleetpipe.teltonika.janitor.JanitorMetrics;
+import org.fleetpipe.teltonika.janitor.JanitorSettings;
+import org.fleetpipe.teltonika.janitor.RegistryJanitor;
+import org.fleetpipe.teltonika.janitor.SweepResult;
+import org.fleetpipe.teltonika.janitor.InstanceLeftovers;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 

@@ -1,4 +1,4 @@
-package org.fleetpipe.teltonika.registry.janitor;
+package org.fleetpipe.teltonika.janitor;
 
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
@@ -16,7 +16,6 @@ import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.InstanceDirectory;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.registry.RegistryScripts;
 
 /**
  * One pass over {@code connections:registry}: HSCAN page by page (never HGETALL, which would block
@@ -163,7 +162,7 @@ public final class RegistryJanitor {
         for (int i = 0; i < imeis.size(); i++) {
             args[i + 2] = imeis.get(i);
         }
-        CompletionStage<Long> call = RegistryScripts.EVICT_IF_DEAD.call(redis, ScriptOutputType.INTEGER,
+        CompletionStage<Long> call = JanitorScripts.EVICT_IF_DEAD.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.registry(), keys.heartbeat(owner)}, args);
         return call.toCompletableFuture();
     }
