@@ -26,6 +26,22 @@ public record ApiCall(ChannelHandlerContext ctx, FullHttpRequest request, Map<St
 
     private static final Logger LOG = LoggerFactory.getLogger(ApiCall.class);
 
+    /** True when the caller holds the read-only token: parameter values are masked in what it is shown. */
+    public boolean masked() {
+        return caller.access() == BearerTokenAuth.Access.READ;
+    }
+
+    /**
+     * Logs a read once, before it is answered: which path, by which token (its fingerprint), from
+     * where; never the answer. Reads show device data, so who read what must be traceable.
+     */
+    void logRead() {
+        String uri = request.uri();
+        int query = uri.indexOf('?');
+        LOG.info("api read: GET {} token={} from={}", query < 0 ? uri : uri.substring(0, query), caller.fingerprint(),
+                ctx.channel().remoteAddress());
+    }
+
     /** The path parameter {@code name} of the route's template. */
     public String param(String name) {
         String value = params.get(name);

@@ -96,6 +96,11 @@ public final class CaptureResource {
     }
 
     void read(ApiCall call, Imei imei) {
+        if (call.masked()) {
+            call.error(HttpResponseStatus.FORBIDDEN, "forbidden", "a capture holds the device's raw frames, command"
+                    + " texts and replies: read it with the operator token (API_TOKEN)");
+            return;
+        }
         int limit;
         String after;
         try {

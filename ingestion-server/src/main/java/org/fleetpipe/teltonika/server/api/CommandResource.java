@@ -69,7 +69,7 @@ public final class CommandResource {
             } else if (fields.isEmpty()) {
                 call.error(HttpResponseStatus.NOT_FOUND, "not-found", "no command " + id);
             } else {
-                call.json(HttpResponseStatus.OK, view(fields));
+                call.json(HttpResponseStatus.OK, view(fields, call.masked()));
             }
         });
     }
@@ -207,7 +207,7 @@ public final class CommandResource {
         }
         String status = fields.get("status");
         boolean done = "replied".equals(status) || "failed".equals(status);
-        call.json(done ? HttpResponseStatus.OK : HttpResponseStatus.ACCEPTED, view(fields));
+        call.json(done ? HttpResponseStatus.OK : HttpResponseStatus.ACCEPTED, view(fields, call.masked()));
     }
 
     /** The 400 for a field that is not what the call takes. */
@@ -257,8 +257,8 @@ public final class CommandResource {
         return true;
     }
 
-    /** The command as the API shows it, from its hash's fields. */
-    static CommandView view(Map<String, String> fields) {
+    /** The command as the API shows it, from its hash's fields; {@code masked}: parameter values hidden (SecretMask). */
+    static CommandView view(Map<String, String> fields, boolean masked) {
         JsonNode history;
         try {
             history = fields.get("history") == null ? null : Json.MAPPER.readTree(fields.get("history"));
@@ -266,7 +266,9 @@ public final class CommandResource {
             history = null;
         }
         return new CommandView(fields.get("id"), fields.get("imei"), number(fields.get("codec")),
-                fields.get("command"), fields.get("status"), fields.get("reason"), fields.get("reply"),
+                masked ? SecretMask.command(fields.get("command")) : fields.get("command"), fields.get("status"),
+                fields.get("reason"), masked ? SecretMask.reply(fields.get("command"), fields.get("reply"))
+                        : fields.get("reply"),
                 number(fields.get("attempts")), number(fields.get("max_attempts")), number(fields.get("created_at")),
                 number(fields.get("sent_at")), number(fields.get("replied_at")), number(fields.get("expires_at")),
                 history, fields.get("template"));

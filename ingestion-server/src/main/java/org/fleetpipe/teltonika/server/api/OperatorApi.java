@@ -47,7 +47,11 @@ public final class OperatorApi implements ApiDispatcher {
                          BearerTokenAuth.Caller caller) {
         RouteTable.Match match = table.match(request.method(), path);
         if (match instanceof RouteTable.Found found) {
-            found.route().handler().handle(new ApiCall(ctx, request, found.params(), keepAlive, caller));
+            ApiCall call = new ApiCall(ctx, request, found.params(), keepAlive, caller);
+            if (request.method().equals(HttpMethod.GET)) {
+                call.logRead();
+            }
+            found.route().handler().handle(call);
         } else if (match instanceof RouteTable.WrongMethod wrong) {
             String allow = wrong.allowed().stream().map(HttpMethod::name).collect(Collectors.joining(", "));
             HttpResponses.error(ctx, keepAlive, HttpResponseStatus.METHOD_NOT_ALLOWED, "method-not-allowed",

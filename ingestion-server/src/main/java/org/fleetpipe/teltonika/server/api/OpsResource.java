@@ -1,6 +1,8 @@
 package org.fleetpipe.teltonika.server.api;
 
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -104,9 +106,14 @@ public final class OpsResource {
             List<Object> parsed = new ArrayList<>();
             for (String entry : entries) {
                 try {
-                    parsed.add(Json.MAPPER.readTree(entry));
+                    JsonNode letter = Json.MAPPER.readTree(entry);
+                    if (call.masked() && letter instanceof ObjectNode object) {
+                        masked(which, object);
+                    }
+                    parsed.add(letter);
                 } catch (IOException e) {
-                    parsed.add(entry);
+                    // Unparsable: shown whole to the operator token only, as it may hold anything.
+                    parsed.add(call.masked() ? SecretMask.MASK : entry);
                 }
             }
             call.json(HttpResponseStatus.OK, new DeadLetters(kind, parsed));
@@ -146,5 +153,25 @@ public final class OpsResource {
     private static long param(ApiCall call, String name, long fallback) {
         String value = call.query(name);
         return value == null ? fallback : Long.parseLong(value);
+    }
+
+    /**
+     * A dead letter as a read-only caller sees it: a refused frame without its bytes (they may be a
+     * command reply holding parameter values), a command with its parameter values masked.
+     */
+    private static void masked(DeadLetterQueries.Kind kind, ObjectNode letter) {
+        if (kind == DeadLetterQueries.Kind.FRAMES) {
+            if (letter.has("hex")) {
+                letter.put("hex", SecretMask.MASK);
+            }
+            return;
+        }
+        String command = letter.path("command").isTextual() ? letter.get("command").asText() : null;
+        if (letter.path("reply").isTextual()) {
+            letter.put("reply", SecretMask.reply(command, letter.get("reply").asText()));
+        }
+        if (command != null) {
+            letter.put("command", SecretMask.command(command));
+        }
     }
 }

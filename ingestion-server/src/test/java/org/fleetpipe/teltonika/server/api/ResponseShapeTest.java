@@ -31,7 +31,7 @@ class ResponseShapeTest {
         fields.put("created_at", "1");
         fields.put("expires_at", "2");
         fields.put("history", "[{\"status\":\"queued\",\"at\":1}]");
-        assertThat(json(CommandResource.view(fields))).isEqualTo("{\"id\":\"c\",\"imei\":\"352093081452251\","
+        assertThat(json(CommandResource.view(fields, false))).isEqualTo("{\"id\":\"c\",\"imei\":\"352093081452251\","
                 + "\"codec\":12,\"command\":\"getinfo\",\"status\":\"queued\",\"reason\":null,\"reply\":null,"
                 + "\"attempts\":0,\"max_attempts\":3,\"created_at\":1,\"sent_at\":null,\"replied_at\":null,"
                 + "\"expires_at\":2,\"history\":[{\"status\":\"queued\",\"at\":1}]}");

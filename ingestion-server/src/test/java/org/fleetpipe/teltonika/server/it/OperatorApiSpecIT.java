@@ -271,7 +271,8 @@ class OperatorApiSpecIT {
         tooLarge(post, captured);
 
         String get = "GET /api/v1/devices/{imei}/capture";
-        expect(get, 200, "", "GET", captured, READER, null);
+        expect(get, 200, "", captured, null);
+        expect(get, 403, "forbidden", "GET", captured, READER, null);
         expect(get, 400, "bad-imei", "/api/v1/devices/123/capture", null);
         expect(get, 400, "bad-query", captured + "?limit=0", null);
         expect(get, 404, "no-capture", other, null);

@@ -36,9 +36,11 @@ class ReadOnlyTokenIT {
     private final ListAppender<ILoggingEvent> log = new ListAppender<>();
     private final Logger changeLog = (Logger) LoggerFactory.getLogger(ApiCall.class);
     private IngestionServer server;
+    private RedisFixture redis;
 
     @BeforeEach
     void start(RedisFixture redis) throws Exception {
+        this.redis = redis;
         server = ItServer.start(redis, false, Map.of("api-token", OPERATOR, "api-token-read", READER));
         log.start();
         changeLog.addAppender(log);
@@ -110,5 +112,42 @@ class ReadOnlyTokenIT {
         assertThat(lines.get(0)).contains("PUT /api/v1/admission/denied/" + imei).contains("token=" + fingerprint);
         assertThat(lines.get(1)).contains("DELETE /api/v1/admission/denied/" + imei).contains("token=" + fingerprint);
         assertThat(String.join("\n", lines)).doesNotContain(OPERATOR).doesNotContain(READER);
+    }
+
+    @Test
+    void readOnlyToken_seesParameterValuesMasked_noCapture_andEveryReadIsLogged() throws Exception {
+        String imei = TestImeis.numbered(8);
+        String setparam = "setparam 2002:apnuser;2003:apn-secret-pw";
+        String reply = "New value 2002:apnuser;2003:apn-secret-pw;";
+        try (var connection = redis.client().connect()) {
+            var sync = connection.sync();
+            sync.hset("command:c-1", Map.of("id", "c-1", "imei", imei, "codec", "12", "command", setparam,
+                    "status", "replied", "reply", reply, "history", "[]", "created_at", "1"));
+            sync.zadd("dlq:commands", System.currentTimeMillis(), "{\"id\":\"c-2\",\"imei\":\"" + imei
+                    + "\",\"command\":\"getparam 2003\",\"reply\":\"Param ID:2003 Value:apn-secret-pw\","
+                    + "\"reason\":\"timeout\"}");
+            sync.zadd("dlq:frames", System.currentTimeMillis(), "{\"reason\":\"bad-crc\",\"hex\":\"00ff\"}");
+        }
+
+        String read = call("GET", "/api/v1/commands/c-1", READER, null);
+        assertThat(read).startsWith("HTTP/1.1 200").contains("setparam 2002:***;2003:***")
+                .contains("New value 2002:***;2003:***;").doesNotContain("apnuser").doesNotContain("apn-secret-pw");
+        assertThat(call("GET", "/api/v1/commands/c-1", OPERATOR, null)).contains(setparam).contains(reply);
+        assertThat(call("GET", "/api/v1/dlq/commands", READER, null)).startsWith("HTTP/1.1 200")
+                .contains("Param ID:2003 Value:***").doesNotContain("apn-secret-pw");
+        assertThat(call("GET", "/api/v1/dlq/commands", OPERATOR, null)).contains("apn-secret-pw");
+        assertThat(call("GET", "/api/v1/dlq/frames", READER, null)).contains("\"hex\":\"***\"")
+                .doesNotContain("00ff");
+        assertThat(call("GET", "/api/v1/devices/" + imei + "/capture", READER, null)).startsWith("HTTP/1.1 403")
+                .contains("\"error\":\"forbidden\"");
+        assertThat(call("GET", "/api/v1/devices/" + imei + "/capture", OPERATOR, null)).startsWith("HTTP/1.1 404");
+
+        List<String> reads = log.list.stream().map(ILoggingEvent::getFormattedMessage)
+                .filter(m -> m.startsWith("api read:")).toList();
+        assertThat(reads).hasSize(7);
+        assertThat(reads.get(0)).startsWith("api read: GET /api/v1/commands/c-1 token="
+                + BearerTokenAuth.fingerprint(READER) + " from=");
+        assertThat(String.join("\n", reads)).doesNotContain(READER).doesNotContain(OPERATOR)
+                .doesNotContain("apn-secret-pw");
     }
 }
