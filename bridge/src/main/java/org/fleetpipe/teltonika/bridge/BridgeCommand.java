@@ -42,8 +42,13 @@ final class BridgeCommand {
 
     @Option(names = "--from", defaultValue = "${env:BRIDGE_FROM}",
             description = "replay: create or move the group to this entry id or ISO time, or 0 for all the stream"
-                    + " still holds (BRIDGE_FROM)")
+                    + " still holds; end: a new group skips what the stream holds (without: a new group starts at"
+                    + " the oldest entry held) (BRIDGE_FROM)")
     String from;
+
+    @Option(names = "--redrive", description = "send the group's dead letters (dlq:bridge:<group>) to the sink"
+            + " once, oldest first, removing each one the sink took; then exit (0: none refused again, 3: some)")
+    boolean redrive;
 
     @Option(names = "--partitions", defaultValue = "${env:TELEMETRY_PARTITIONS}",
             description = "how many partition streams telemetry:{p} the servers write; default: what they wrote in"

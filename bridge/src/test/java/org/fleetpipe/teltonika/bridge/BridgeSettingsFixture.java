@@ -37,4 +37,12 @@ final class BridgeSettingsFixture {
                         InProcessMqttBroker.BRIDGE_USER, InProcessMqttBroker.BRIDGE_PASSWORD.toCharArray(), 150,
                         Duration.ofSeconds(2)));
     }
+
+    /** The same settings with {@code --from} as given on the command line. */
+    static BridgeSettings withFrom(BridgeSettings s, String from) {
+        return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(),
+                org.fleetpipe.teltonika.bridge.stream.GroupStart.parseFrom(from), s.partitions(), s.batch(), s.lanes(),
+                s.claimIdle(), s.leaseTtl(), s.maxBackoff(), s.shutdownGrace(), s.deadLetterMax(), s.httpHost(),
+                s.httpPort(), s.kafka(), s.http(), s.mqtt());
+    }
 }

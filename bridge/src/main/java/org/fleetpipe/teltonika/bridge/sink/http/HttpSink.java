@@ -14,15 +14,19 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLException;
 import org.fleetpipe.teltonika.bridge.sink.OutboundRecord;
 import org.fleetpipe.teltonika.bridge.sink.Outcome;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 
 /**
  * POSTs each batch as JSON lines ({@code application/x-ndjson}, one record per line). A 2xx
- * delivers the batch; 408, 429, 5xx, a timeout or a broken connection ask for a retry (after
- * {@code Retry-After} when the server sends one); any other status refuses the batch for good,
- * with the status and the head of the body as the reason.
+ * delivers the batch. 400, 413 and 422 refuse something in the request: the batch is refused as a
+ * whole, and the lane splits it until the record refused stands alone. 408, 429, 5xx, a timeout or
+ * a broken connection ask for a retry (after {@code Retry-After} when the server sends one); any
+ * other status (3xx, 401, 403, 404, 405, 407, ...) or a TLS failure says the endpoint does not
+ * accept the bridge at all (credentials, address): retried too, until that is fixed, never a
+ * dead letter.
  */
 public final class HttpSink implements Sink {
 
@@ -61,6 +65,9 @@ public final class HttpSink implements Sink {
             response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
         } catch (HttpTimeoutException e) {
             return Outcome.retry("timeout after " + timeout.toMillis() + " ms");
+        } catch (SSLException e) {
+            // A certificate or protocol mismatch does not pass by itself: someone must fix it.
+            return Outcome.refusing("TLS: " + e);
         } catch (IOException e) {
             return Outcome.retry("connection: " + e);
         }
@@ -72,7 +79,10 @@ public final class HttpSink implements Sink {
         if (status == 408 || status == 429 || status >= 500) {
             return Outcome.retry("status " + status + ": " + head, retryAfter(response));
         }
-        return Outcome.rejected("status " + status + ": " + head);
+        if (status == 400 || status == 413 || status == 422) {
+            return Outcome.batchRejected("status " + status + ": " + head);
+        }
+        return Outcome.refusing("status " + status + ": " + head);
     }
 
     static byte[] jsonLines(List<OutboundRecord> batch) {
