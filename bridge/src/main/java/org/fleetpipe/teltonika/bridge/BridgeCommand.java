@@ -129,6 +129,11 @@ final class BridgeCommand {
             description = "mqtt: QoS 1 messages awaiting PUBACK at once (MQTT_MAX_IN_FLIGHT, 1000)")
     int mqttMaxInFlight;
 
+    @Option(names = "--mqtt-max-payload", defaultValue = "${env:MQTT_MAX_PAYLOAD:-131072}",
+            description = "mqtt: the broker's largest message in bytes; a record above it is dead-lettered instead of"
+                    + " sent (a broker drops the connection over one) (MQTT_MAX_PAYLOAD, 131072)")
+    int mqttMaxPayload;
+
     @Option(names = "--mqtt-timeout", defaultValue = "${env:MQTT_TIMEOUT:-10s}",
             description = "mqtt: time for a batch to be published and PUBACKed, and for a connect"
                     + " (MQTT_TIMEOUT, 10s)")
@@ -193,11 +198,13 @@ final class BridgeCommand {
                 require(mqttMaxInFlight >= 1 && mqttMaxInFlight <= 65_535, "--mqtt-max-in-flight must be 1..65535");
                 Duration timeout = DurationText.parse(mqttTimeout);
                 require(timeout.toMillis() >= 1_000 && timeout.toMinutes() <= 10, "--mqtt-timeout must be 1s..10m");
+                require(mqttMaxPayload >= 1024 && mqttMaxPayload <= 268_435_455,
+                        "--mqtt-max-payload must be 1024..268435455");
                 String password = environment.get("MQTT_PASSWORD");
                 mqtt = new BridgeSettings.Mqtt(server.toString(), template,
                         mqttUsername == null || mqttUsername.isBlank() ? null : mqttUsername.trim(),
                         password == null || password.isEmpty() ? null : password.toCharArray(), mqttMaxInFlight,
-                        timeout);
+                        timeout, mqttMaxPayload);
             }
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,

@@ -39,7 +39,8 @@ public final class BridgeMain {
         }
         if (command.redrive) {
             try {
-                DeadLetterRedrive.Result result = BridgeRedrive.run(settings, sink(settings));
+                // Its own MQTT client id: the replica's would make the broker drop the replica's connection.
+                DeadLetterRedrive.Result result = BridgeRedrive.run(settings, sink(settings, "-redrive"));
                 System.exit(result.refusedAgain() + result.malformed() == 0 ? 0 : 3);
             } catch (Exception e) {
                 LOG.error("redrive failed: {}", e.toString());
@@ -71,13 +72,18 @@ public final class BridgeMain {
     }
 
     static Sink sink(BridgeSettings settings) {
+        return sink(settings, "");
+    }
+
+    /** The sink of the settings; {@code clientIdSuffix} ends the MQTT client id. */
+    static Sink sink(BridgeSettings settings, String clientIdSuffix) {
         return switch (settings.sink()) {
             case KAFKA -> new KafkaSink(settings.kafka().bootstrapServers(), settings.kafka().topic(),
                     settings.kafka().properties());
             case HTTP -> new HttpSink(settings.http().url(), settings.http().timeout(), settings.http().headers());
-            case MQTT -> new MqttSink(settings.mqtt().serverUri(), "teltonika-bridge-" + settings.consumer(),
+            case MQTT -> new MqttSink(settings.mqtt().serverUri(), "teltonika-bridge-" + settings.consumer() + clientIdSuffix,
                     settings.mqtt().topicTemplate(), settings.mqtt().username(), settings.mqtt().password(),
-                    settings.mqtt().maxInFlight(), settings.mqtt().timeout());
+                    settings.mqtt().maxInFlight(), settings.mqtt().timeout(), settings.mqtt().maxPayload());
         };
     }
 }

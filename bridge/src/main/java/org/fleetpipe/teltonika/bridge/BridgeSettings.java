@@ -45,7 +45,10 @@ public record BridgeSettings(
     /** {@code --sink http}. */
     public record Http(URI url, Duration timeout, Map<String, String> headers) {}
 
-    /** {@code --sink mqtt}; {@code timeout} bounds one batch: publishing it and its PUBACKs. */
+    /**
+     * {@code --sink mqtt}; {@code timeout} bounds one batch: publishing it and its PUBACKs;
+     * {@code maxPayload} the broker's largest message, in bytes: a record above it is refused.
+     */
     public record Mqtt(String serverUri, String topicTemplate, String username, char[] password, int maxInFlight,
-                       Duration timeout) {}
+                       Duration timeout, int maxPayload) {}
 }

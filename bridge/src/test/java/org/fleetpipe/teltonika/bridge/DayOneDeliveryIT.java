@@ -160,6 +160,42 @@ class DayOneDeliveryIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> gauge("teltonika_bridge_dead_letters_full") == 0);
     }
 
+    @Test
+    void redrive_sendsTheDeadLettersBack_removingEachDelivered_keepingOneRefusedAgain(RedisFixture fixture)
+            throws Exception {
+        String seven = TelemetryEntries.imei(7);
+        String nine = TelemetryEntries.imei(9);
+        long ts3 = 1_700_000_000_000L + 3 * 1000;
+        long ts5 = 1_700_000_000_000L + 5 * 1000;
+        endpoint.refuseRequestsHolding(record -> record.get("imei").asText().equals(seven)
+                && record.get("ts").longValue() == ts3
+                || record.get("imei").asText().equals(nine) && record.get("ts").longValue() == ts5);
+        new TelemetryEntries(redis, "telemetry").addFleet(DEVICES, 10, 0);
+        BridgeSettings settings = BridgeSettingsFixture.http(fixture.uri(), "b1", endpoint.url());
+        start(settings);
+        await().atMost(Duration.ofSeconds(60)).until(() -> endpoint.distinct() == 498 && pending() == 0
+                && redis.xlen("dlq:bridge:http") == 2);
+        String sevensId = redis.xrange("dlq:bridge:http", Range.create("-", "+")).stream()
+                .filter(letter -> letter.getBody().get("imei").equals(seven)).findFirst().orElseThrow()
+                .getBody().get("dlq_id");
+
+        // The endpoint takes device 7's record now, not device 9's.
+        endpoint.refuseRequestsHolding(record -> record.get("imei").asText().equals(nine)
+                && record.get("ts").longValue() == ts5);
+        var result = BridgeRedrive.run(settings, BridgeMain.sink(settings));
+
+        assertThat(result.delivered()).isEqualTo(1);
+        assertThat(result.refusedAgain()).isEqualTo(1);
+        assertThat(endpoint.distinct()).isEqualTo(499);
+        assertThat(endpoint.recordsOf(seven)).anySatisfy(record -> {
+            assertThat(record.get("ts").longValue()).isEqualTo(ts3);
+            assertThat(record.get("id").asText()).as("the record's own id").isEqualTo(sevensId);
+        });
+        List<StreamMessage<String, String>> left = redis.xrange("dlq:bridge:http", Range.create("-", "+"));
+        assertThat(left).hasSize(1);
+        assertThat(left.get(0).getBody()).containsEntry("imei", nine);
+    }
+
     private long pending() {
         return redis.xpending("telemetry", "http").getCount();
     }

@@ -59,12 +59,22 @@ public final class KafkaSink implements Sink {
     public List<Outcome> deliver(List<OutboundRecord> batch) throws InterruptedException {
         List<Future<?>> sent = new ArrayList<>(batch.size());
         for (OutboundRecord record : batch) {
+            Future<?> future;
             try {
-                sent.add(producer.send(new ProducerRecord<>(topic, record.imei(), record.json())));
+                future = producer.send(new ProducerRecord<>(topic, record.imei(), record.json()));
             } catch (RuntimeException e) {
-                // send throws at once for a record it can never take (too large, bad topic), or
-                // while the producer waits for metadata past max.block.ms (Kafka unreachable).
-                sent.add(CompletableFuture.failedFuture(e));
+                future = CompletableFuture.failedFuture(e);
+            }
+            sent.add(future);
+            // A send failed at once: a record it can never take (too large), or, after waiting for
+            // metadata for max.block.ms, Kafka unreachable or the topic missing. The rest would
+            // wait as long, each: the lane sends them again after its back-off instead.
+            Throwable failed = failureOf(future);
+            if (failed != null && outcome(failed).isRetry()) {
+                while (sent.size() < batch.size()) {
+                    sent.add(future);
+                }
+                break;
             }
         }
         List<Outcome> outcomes = new ArrayList<>(batch.size());
@@ -77,6 +87,24 @@ public final class KafkaSink implements Sink {
             }
         }
         return outcomes;
+    }
+
+    /** The failure of a send already settled, or null (pending, or succeeded). */
+    private static Throwable failureOf(Future<?> future) {
+        if (!future.isDone()) {
+            return null;
+        }
+        try {
+            future.get();
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        }
     }
 
     static Outcome outcome(Throwable failure) {

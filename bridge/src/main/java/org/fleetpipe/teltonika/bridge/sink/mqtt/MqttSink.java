@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * Publishes each record at QoS 1 to its device's topic (the template with {@code {imei}} replaced);
  * the broker's PUBACK delivers it. No connection, a lost connection or no PUBACK within the timeout
  * ask for a retry, and so does a connect the broker refuses (bad credentials, not authorized: the
- * sink is refusing, retried until fixed); a topic MQTT cannot publish to refuses the record.
+ * sink is refusing, retried until fixed); a topic MQTT cannot publish to, or a payload over the
+ * broker's limit ({@code --mqtt-max-payload}), refuses the record.
  *
  * <p>Order: all lanes publish on one connection, and Paho writes publishes in call order on it, the
  * broker reads them in that order, so on one connection the records a broker took are a prefix of
@@ -58,6 +59,7 @@ public final class MqttSink implements Sink {
     private final String topicTemplate;
     private final int maxInFlight;
     private final Duration timeout;
+    private final int maxPayload;
     private final ReentrantLock connecting = new ReentrantLock();
     /** The connect in progress or done last; guarded by {@link #connecting}. */
     private IMqttToken lastConnect;
@@ -74,7 +76,8 @@ public final class MqttSink implements Sink {
     private record Connection(IMqttToken connect, long number, Semaphore room) {}
 
     public MqttSink(String serverUri, String clientId, String topicTemplate, String username, char[] password,
-                    int maxInFlight, Duration timeout) {
+                    int maxInFlight, Duration timeout, int maxPayload) {
+        this.maxPayload = maxPayload;
         this.serverUri = serverUri;
         this.clientId = clientId;
         this.topicTemplate = topicTemplate;
@@ -143,6 +146,13 @@ public final class MqttSink implements Sink {
                 MqttTopic.validate(topic, false);
             } catch (IllegalArgumentException e) {
                 outcomes[i] = Outcome.rejected("topic '" + topic + "': " + e.getMessage());
+                continue;
+            }
+            if (record.json().length > maxPayload) {
+                // MQTT 3.1.1 cannot refuse one message: a broker drops the connection over it, and
+                // sent again it would stop its device's records for good.
+                outcomes[i] = Outcome.rejected("payload of " + record.json().length + " bytes is over --mqtt-max-payload "
+                        + maxPayload);
                 continue;
             }
             if (!on.room().tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
