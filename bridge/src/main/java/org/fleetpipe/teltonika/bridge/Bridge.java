@@ -26,6 +26,7 @@ import org.fleetpipe.teltonika.bridge.stream.GroupReader;
 import org.fleetpipe.teltonika.bridge.stream.GroupStart;
 import org.fleetpipe.teltonika.bridge.stream.LeaseScripts;
 import org.fleetpipe.teltonika.bridge.stream.PartitionLeases;
+import org.fleetpipe.teltonika.bridge.stream.SinkBinding;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
@@ -80,10 +81,12 @@ public final class Bridge implements AutoCloseable {
         redis = RedisConnector.connect(settings.redisUrl(), COMMAND_TIMEOUT);
         StreamKeys keys = StreamKeys.read(redis.sync(), settings.namespace(), settings.group(),
                 settings.partitions());
+        // Before the group is touched: a group refused for another sink stays as it was.
+        String binding = SinkBinding.apply(redis.sync(), keys, settings.sinkTarget(), settings.rebind());
         readConnection = redis.dedicated();
-        LOG.info("bridge starting sink={} consumer={} streams={} {}", sink.name(), settings.consumer(),
+        LOG.info("bridge starting sink={} consumer={} streams={} {} {}", sink.name(), settings.consumer(),
                 keys.partitions() == 1 ? keys.telemetryStreams().get(0) : keys.partitions() + " partitions",
-                GroupStart.apply(redis.sync(), keys, settings.from()));
+                GroupStart.apply(redis.sync(), keys, settings.from()), binding);
         HeldEntries held = new HeldEntries();
         metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);
         Backoff backoff = new Backoff(Duration.ofMillis(100), settings.maxBackoff());

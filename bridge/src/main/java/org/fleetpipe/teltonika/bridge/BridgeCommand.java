@@ -50,6 +50,11 @@ final class BridgeCommand {
             + " once, oldest first, removing each one the sink took; then exit (0: none refused again, 3: some)")
     boolean redrive;
 
+    @Option(names = "--rebind", defaultValue = "${env:BRIDGE_REBIND:-false}",
+            description = "start although the group was bound to another sink (kind, URL or topic) at its first"
+                    + " start, and bind it to this one (BRIDGE_REBIND, false)")
+    boolean rebind;
+
     @Option(names = "--partitions", defaultValue = "${env:TELEMETRY_PARTITIONS}",
             description = "how many partition streams telemetry:{p} the servers write; default: what they wrote in"
                     + " telemetry:partitions, else 1 (TELEMETRY_PARTITIONS)")
@@ -210,7 +215,7 @@ final class BridgeCommand {
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,
                 consumerName(), GroupStart.parseFrom(from), partitions == null ? 0 : partitions, batch, lanes,
                 DurationText.parse(claimIdle), lease, DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace),
-                deadLetterMax, httpHost, httpPort, kafka, http, mqtt);
+                deadLetterMax, httpHost, httpPort, kafka, http, mqtt, rebind);
     }
 
     private String consumerName() {
