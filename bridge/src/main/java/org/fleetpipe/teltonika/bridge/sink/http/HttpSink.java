@@ -65,11 +65,9 @@ public final class HttpSink implements Sink {
             response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
         } catch (HttpTimeoutException e) {
             return Outcome.retry("timeout after " + timeout.toMillis() + " ms");
-        } catch (SSLException e) {
-            // A certificate or protocol mismatch does not pass by itself: someone must fix it.
-            return Outcome.refusing("TLS: " + e);
         } catch (IOException e) {
-            return Outcome.retry("connection: " + e);
+            // A certificate or protocol mismatch does not pass by itself: someone must fix it.
+            return tlsFailure(e) ? Outcome.refusing("TLS: " + e) : Outcome.retry("connection: " + e);
         }
         int status = response.statusCode();
         String head = head(response.body());
@@ -83,6 +81,16 @@ public final class HttpSink implements Sink {
             return Outcome.batchRejected("status " + status + ": " + head);
         }
         return Outcome.refusing("status " + status + ": " + head);
+    }
+
+    /** Whether the failure is TLS's (the client may wrap it in an IOException of its own). */
+    private static boolean tlsFailure(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SSLException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static byte[] jsonLines(List<OutboundRecord> batch) {
