@@ -19,12 +19,14 @@ import org.fleetpipe.teltonika.bridge.ops.BridgeHttpServer;
 import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.stream.BridgeDeadLetters;
+import org.fleetpipe.teltonika.bridge.stream.DeadLetterScripts;
 import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
 import org.fleetpipe.teltonika.bridge.stream.GroupLag;
 import org.fleetpipe.teltonika.bridge.stream.GroupReader;
 import org.fleetpipe.teltonika.bridge.stream.GroupStart;
 import org.fleetpipe.teltonika.bridge.stream.LeaseScripts;
 import org.fleetpipe.teltonika.bridge.stream.PartitionLeases;
+import org.fleetpipe.teltonika.bridge.stream.SinkBinding;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
@@ -79,15 +81,17 @@ public final class Bridge implements AutoCloseable {
         redis = RedisConnector.connect(settings.redisUrl(), COMMAND_TIMEOUT);
         StreamKeys keys = StreamKeys.read(redis.sync(), settings.namespace(), settings.group(),
                 settings.partitions());
+        // Before the group is touched: a group refused for another sink stays as it was.
+        String binding = SinkBinding.apply(redis.sync(), keys, settings.sinkTarget(), settings.rebind());
         readConnection = redis.dedicated();
-        LOG.info("bridge starting sink={} consumer={} streams={} {}", sink.name(), settings.consumer(),
+        LOG.info("bridge starting sink={} consumer={} streams={} {} {}", sink.name(), settings.consumer(),
                 keys.partitions() == 1 ? keys.telemetryStreams().get(0) : keys.partitions() + " partitions",
-                GroupStart.apply(redis.sync(), keys, settings.from()));
+                GroupStart.apply(redis.sync(), keys, settings.from()), binding);
         HeldEntries held = new HeldEntries();
         metrics = new BridgeMetrics(registry, sink.name(), settings.group(), held::size);
         Backoff backoff = new Backoff(Duration.ofMillis(100), settings.maxBackoff());
         acks = new EntryAcks(redis.sync(), keys, settings.consumer());
-        LuaScript.loadAll(redis.sync(), LeaseScripts.ALL);
+        LuaScript.loadAll(redis.sync(), LeaseScripts.ALL, DeadLetterScripts.ALL);
         HeldPartitions partitions = new HeldPartitions();
         PartitionLeases leases = new PartitionLeases(redis.sync(), redis.async(), COMMAND_TIMEOUT, keys,
                 settings.consumer(), settings.leaseTtl());
@@ -95,7 +99,7 @@ public final class Bridge implements AutoCloseable {
         RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.load()),
                 new DeviceModels(redis.sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
         lanes = new DeviceLanes(settings.lanes(), settings.batch(), sink, maker, acks,
-                new BridgeDeadLetters(redis.sync(), keys, settings.deadLetterMax()), backoff, held,
+                new BridgeDeadLetters(redis.async(), COMMAND_TIMEOUT, keys, settings.deadLetterMax()), backoff, held,
                 metrics, partitions::deliverable);
         partitions.onLost(lanes::drop);
         pump = new StreamPump(new GroupReader(readConnection.sync(), redis.isCluster(), keys, settings.consumer()), lanes, partitions,
@@ -148,9 +152,20 @@ public final class Bridge implements AutoCloseable {
         if (!pump.isReading() || !leaseKeeper.isHealthy()) {
             return new BridgeHttpServer.Readiness(false, "not reading the stream (Redis unreachable?)");
         }
+        // Not ready while nothing can be delivered: a rollout must not go on over a replica that
+        // cannot deliver, and the probe says why. Restarting would not help: the entries wait.
+        if (metrics.deadLettersFull()) {
+            return new BridgeHttpServer.Readiness(false, "dead letters full (--dead-letter-max): holding, nothing"
+                    + " acknowledged behind the record refused until dlq:bridge:" + settings.group() + " is drained");
+        }
+        long refusingSince = metrics.sinkRefusingSince();
+        if (refusingSince != 0) {
+            return new BridgeHttpServer.Readiness(false, "sink refusing the bridge since "
+                    + java.time.Instant.ofEpochMilli(refusingSince) + " (credentials, permissions, address?), retrying");
+        }
         long failingSince = metrics.sinkFailingSince();
         if (failingSince != 0) {
-            return new BridgeHttpServer.Readiness(true, "sink failing since "
+            return new BridgeHttpServer.Readiness(false, "sink failing since "
                     + java.time.Instant.ofEpochMilli(failingSince) + ", retrying");
         }
         return new BridgeHttpServer.Readiness(true, metrics.partitionsHeld() == 0

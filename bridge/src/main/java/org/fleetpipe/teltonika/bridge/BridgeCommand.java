@@ -42,8 +42,18 @@ final class BridgeCommand {
 
     @Option(names = "--from", defaultValue = "${env:BRIDGE_FROM}",
             description = "replay: create or move the group to this entry id or ISO time, or 0 for all the stream"
-                    + " still holds (BRIDGE_FROM)")
+                    + " still holds; end: a new group skips what the stream holds (without: a new group starts at"
+                    + " the oldest entry held) (BRIDGE_FROM)")
     String from;
+
+    @Option(names = "--redrive", description = "send the group's dead letters (dlq:bridge:<group>) to the sink"
+            + " once, oldest first, removing each one the sink took; then exit (0: none refused again, 3: some)")
+    boolean redrive;
+
+    @Option(names = "--rebind", defaultValue = "${env:BRIDGE_REBIND:-false}",
+            description = "start although the group was bound to another sink (kind, URL or topic) at its first"
+                    + " start, and bind it to this one (BRIDGE_REBIND, false)")
+    boolean rebind;
 
     @Option(names = "--partitions", defaultValue = "${env:TELEMETRY_PARTITIONS}",
             description = "how many partition streams telemetry:{p} the servers write; default: what they wrote in"
@@ -124,6 +134,11 @@ final class BridgeCommand {
             description = "mqtt: QoS 1 messages awaiting PUBACK at once (MQTT_MAX_IN_FLIGHT, 1000)")
     int mqttMaxInFlight;
 
+    @Option(names = "--mqtt-max-payload", defaultValue = "${env:MQTT_MAX_PAYLOAD:-131072}",
+            description = "mqtt: the broker's largest message in bytes; a record above it is dead-lettered instead of"
+                    + " sent (a broker drops the connection over one) (MQTT_MAX_PAYLOAD, 131072)")
+    int mqttMaxPayload;
+
     @Option(names = "--mqtt-timeout", defaultValue = "${env:MQTT_TIMEOUT:-10s}",
             description = "mqtt: time for a batch to be published and PUBACKed, and for a connect"
                     + " (MQTT_TIMEOUT, 10s)")
@@ -188,17 +203,19 @@ final class BridgeCommand {
                 require(mqttMaxInFlight >= 1 && mqttMaxInFlight <= 65_535, "--mqtt-max-in-flight must be 1..65535");
                 Duration timeout = DurationText.parse(mqttTimeout);
                 require(timeout.toMillis() >= 1_000 && timeout.toMinutes() <= 10, "--mqtt-timeout must be 1s..10m");
+                require(mqttMaxPayload >= 1024 && mqttMaxPayload <= 268_435_455,
+                        "--mqtt-max-payload must be 1024..268435455");
                 String password = environment.get("MQTT_PASSWORD");
                 mqtt = new BridgeSettings.Mqtt(server.toString(), template,
                         mqttUsername == null || mqttUsername.isBlank() ? null : mqttUsername.trim(),
                         password == null || password.isEmpty() ? null : password.toCharArray(), mqttMaxInFlight,
-                        timeout);
+                        timeout, mqttMaxPayload);
             }
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,
                 consumerName(), GroupStart.parseFrom(from), partitions == null ? 0 : partitions, batch, lanes,
                 DurationText.parse(claimIdle), lease, DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace),
-                deadLetterMax, httpHost, httpPort, kafka, http, mqtt);
+                deadLetterMax, httpHost, httpPort, kafka, http, mqtt, rebind);
     }
 
     private String consumerName() {

@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.bridge;
 
 import java.util.concurrent.CountDownLatch;
+import org.fleetpipe.teltonika.bridge.delivery.DeadLetterRedrive;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.sink.http.HttpSink;
 import org.fleetpipe.teltonika.bridge.sink.kafka.KafkaSink;
@@ -9,7 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
-/** Starts one bridge replica; SIGTERM finishes the batches in flight and exits 0. */
+/**
+ * Starts one bridge replica; SIGTERM finishes the batches in flight and exits 0. With
+ * {@code --redrive}, sends the dead letters once instead, and exits.
+ */
 public final class BridgeMain {
 
     private static final Logger LOG = LoggerFactory.getLogger(BridgeMain.class);
@@ -31,6 +35,17 @@ public final class BridgeMain {
             System.err.println("bridge: " + e.getMessage());
             System.err.println("Try --help.");
             System.exit(2);
+            return;
+        }
+        if (command.redrive) {
+            try {
+                // Its own MQTT client id: the replica's would make the broker drop the replica's connection.
+                DeadLetterRedrive.Result result = BridgeRedrive.run(settings, sink(settings, "-redrive"));
+                System.exit(result.refusedAgain() + result.malformed() == 0 ? 0 : 3);
+            } catch (Exception e) {
+                LOG.error("redrive failed: {}", e.toString());
+                System.exit(1);
+            }
             return;
         }
         Bridge bridge = new Bridge(settings, sink(settings));
@@ -57,13 +72,18 @@ public final class BridgeMain {
     }
 
     static Sink sink(BridgeSettings settings) {
+        return sink(settings, "");
+    }
+
+    /** The sink of the settings; {@code clientIdSuffix} ends the MQTT client id. */
+    static Sink sink(BridgeSettings settings, String clientIdSuffix) {
         return switch (settings.sink()) {
             case KAFKA -> new KafkaSink(settings.kafka().bootstrapServers(), settings.kafka().topic(),
                     settings.kafka().properties());
             case HTTP -> new HttpSink(settings.http().url(), settings.http().timeout(), settings.http().headers());
-            case MQTT -> new MqttSink(settings.mqtt().serverUri(), "teltonika-bridge-" + settings.consumer(),
+            case MQTT -> new MqttSink(settings.mqtt().serverUri(), "teltonika-bridge-" + settings.consumer() + clientIdSuffix,
                     settings.mqtt().topicTemplate(), settings.mqtt().username(), settings.mqtt().password(),
-                    settings.mqtt().maxInFlight(), settings.mqtt().timeout());
+                    settings.mqtt().maxInFlight(), settings.mqtt().timeout(), settings.mqtt().maxPayload());
         };
     }
 }

@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * Everything a bridge replica is told at start, checked once; {@code partitions} 0 means as the
  * servers' layout key {@code telemetry:partitions} says (absent: 1, the one stream); {@code leaseTtl}
- * is how long a partition lease lasts unrenewed.
+ * is how long a partition lease lasts unrenewed; {@code rebind} lets a start move the group to
+ * another sink than the one it was bound to.
  */
 public record BridgeSettings(
         SinkKind sink,
@@ -29,7 +30,34 @@ public record BridgeSettings(
         int httpPort,
         Kafka kafka,
         Http http,
-        Mqtt mqtt) {
+        Mqtt mqtt,
+        boolean rebind) {
+
+    /** Without {@code --rebind}. */
+    public BridgeSettings(SinkKind sink, String redisUrl, String namespace, String group, String consumer,
+                          Optional<String> from, int partitions, int batch, int lanes, Duration claimIdle,
+                          Duration leaseTtl, Duration maxBackoff, Duration shutdownGrace, long deadLetterMax,
+                          String httpHost, int httpPort, Kafka kafka, Http http, Mqtt mqtt) {
+        this(sink, redisUrl, namespace, group, consumer, from, partitions, batch, lanes, claimIdle, leaseTtl,
+                maxBackoff, shutdownGrace, deadLetterMax, httpHost, httpPort, kafka, http, mqtt, false);
+    }
+
+    /**
+     * What the group is bound to (SinkBinding): the kind and where, without credentials, a query
+     * string or the Kafka bootstrap list (the same cluster may be reached through other brokers).
+     */
+    public String sinkTarget() {
+        return switch (sink) {
+            case HTTP -> "http " + withoutSecrets(http.url());
+            case KAFKA -> "kafka topic=" + kafka.topic();
+            case MQTT -> "mqtt " + withoutSecrets(URI.create(mqtt.serverUri())) + " topic=" + mqtt.topicTemplate();
+        };
+    }
+
+    private static String withoutSecrets(URI uri) {
+        return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort())
+                + (uri.getRawPath() == null ? "" : uri.getRawPath());
+    }
 
     /** The three sinks. */
     public enum SinkKind { KAFKA, HTTP, MQTT;
@@ -45,7 +73,10 @@ public record BridgeSettings(
     /** {@code --sink http}. */
     public record Http(URI url, Duration timeout, Map<String, String> headers) {}
 
-    /** {@code --sink mqtt}; {@code timeout} bounds one batch: publishing it and its PUBACKs. */
+    /**
+     * {@code --sink mqtt}; {@code timeout} bounds one batch: publishing it and its PUBACKs;
+     * {@code maxPayload} the broker's largest message, in bytes: a record above it is refused.
+     */
     public record Mqtt(String serverUri, String topicTemplate, String username, char[] password, int maxInFlight,
-                       Duration timeout) {}
+                       Duration timeout, int maxPayload) {}
 }

@@ -306,9 +306,10 @@ public final class BridgeBenchmark {
 
     private static BridgeSettings settings(BridgeSettings.SinkKind kind, String redisUrl, String group,
                                            BridgeSettings.Kafka kafka, BridgeSettings.Http http) {
+        // Rebind: each run brings an endpoint (a port) of its own to the same group, on purpose.
         return new BridgeSettings(kind, redisUrl, "", group, "bench", Optional.of("0-0"), 0, BATCH, LANES,
                 Duration.ofSeconds(60), Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofSeconds(10), 100_000, "127.0.0.1", 0,
-                kafka, http, null);
+                kafka, http, null, true);
     }
 
     private static double rate(int records, long startedNanos) {

@@ -32,6 +32,7 @@ class BridgeCommandMqttTest {
         assertThat(mqtt.serverUri()).isEqualTo("tcp://broker:1883");
         assertThat(mqtt.topicTemplate()).isEqualTo("teltonika/{imei}/records");
         assertThat(mqtt.maxInFlight()).isEqualTo(1000);
+        assertThat(mqtt.maxPayload()).isEqualTo(131_072);
         assertThat(mqtt.timeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(mqtt.username()).isEqualTo("bridge");
         assertThat(mqtt.password()).containsExactly("s3cret".toCharArray());
@@ -59,6 +60,8 @@ class BridgeCommandMqttTest {
                 .hasMessageContaining("--mqtt-url must be tcp://host:port or ssl://host:port");
         assertThatThrownBy(() -> settings(Map.of(), "--mqtt-max-in-flight", "0"))
                 .hasMessageContaining("--mqtt-max-in-flight must be 1..65535");
+        assertThatThrownBy(() -> settings(Map.of(), "--mqtt-max-payload", "100"))
+                .hasMessageContaining("--mqtt-max-payload must be 1024..268435455");
         assertThatThrownBy(() -> settings(Map.of(), "--mqtt-timeout", "100ms"))
                 .hasMessageContaining("--mqtt-timeout must be 1s..10m");
         assertThat(settings(Map.of(), "--mqtt-url", "ssl://broker:8883", "--topic", "fleet/{imei}").mqtt())

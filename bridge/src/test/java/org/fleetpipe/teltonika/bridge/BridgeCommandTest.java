@@ -68,6 +68,20 @@ class BridgeCommandTest {
                 "--from", "2026-11-26T08:00:00Z").from()).contains("1795680000000-0");
         assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
                 "--from", "0").from()).contains("0-0");
+        assertThat(parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--from", "end").from()).contains("$");
+    }
+
+    @Test
+    void rebind_isOffUnlessSaid_andTheBindingNamesTheSinkWithoutSecrets() {
+        BridgeSettings settings = parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url",
+                "https://user:pw@platform.example:8443/ingest?token=t");
+        assertThat(settings.rebind()).isFalse();
+        assertThat(settings.sinkTarget()).isEqualTo("http https://platform.example:8443/ingest");
+        assertThat(parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://x:1", "--bootstrap-servers", "k:9092",
+                "--rebind").sinkTarget()).isEqualTo("kafka topic=teltonika.records");
+        assertThat(parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://x:1", "--bootstrap-servers", "k:9092",
+                "--rebind").rebind()).isTrue();
     }
 
     @Test

@@ -21,9 +21,15 @@ final class BridgeSettingsFixture {
     }
 
     static BridgeSettings kafka(String redisUrl, String consumer, String bootstrap, String topic) {
+        return kafka(redisUrl, consumer, bootstrap, topic, Map.of());
+    }
+
+    /** With producer properties, as {@code --kafka-property} gives them. */
+    static BridgeSettings kafka(String redisUrl, String consumer, String bootstrap, String topic,
+                                Map<String, String> properties) {
         return new BridgeSettings(BridgeSettings.SinkKind.KAFKA, redisUrl, "", "kafka", consumer, Optional.empty(),
                 0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
-                new BridgeSettings.Kafka(bootstrap, topic, Map.of()), null, null);
+                new BridgeSettings.Kafka(bootstrap, topic, properties), null, null);
     }
 
     /**
@@ -31,10 +37,23 @@ final class BridgeSettingsFixture {
      * once, so lanes wait for room; a short timeout so a withheld PUBACK is retried soon.
      */
     static BridgeSettings mqtt(String redisUrl, String consumer, String serverUri) {
+        return mqtt(redisUrl, consumer, serverUri, 256 * 1024);
+    }
+
+    /** As above, with {@code --mqtt-max-payload}. */
+    static BridgeSettings mqtt(String redisUrl, String consumer, String serverUri, int maxPayload) {
         return new BridgeSettings(BridgeSettings.SinkKind.MQTT, redisUrl, "", "mqtt", consumer, Optional.empty(),
                 0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 null, null, new BridgeSettings.Mqtt(serverUri, "teltonika/{imei}/records",
                         InProcessMqttBroker.BRIDGE_USER, InProcessMqttBroker.BRIDGE_PASSWORD.toCharArray(), 150,
-                        Duration.ofSeconds(2)));
+                        Duration.ofSeconds(2), maxPayload));
+    }
+
+    /** The same settings with {@code --from} as given on the command line. */
+    static BridgeSettings withFrom(BridgeSettings s, String from) {
+        return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(),
+                org.fleetpipe.teltonika.bridge.stream.GroupStart.parseFrom(from), s.partitions(), s.batch(), s.lanes(),
+                s.claimIdle(), s.leaseTtl(), s.maxBackoff(), s.shutdownGrace(), s.deadLetterMax(), s.httpHost(),
+                s.httpPort(), s.kafka(), s.http(), s.mqtt());
     }
 }

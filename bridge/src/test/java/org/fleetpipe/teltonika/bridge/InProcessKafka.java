@@ -27,6 +27,8 @@ final class InProcessKafka implements AutoCloseable {
                 .setConfigProp("transaction.state.log.replication.factor", "1")
                 .setConfigProp("transaction.state.log.min.isr", "1")
                 .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                // A topic the bridge names must exist: the tests create theirs, and a missing one is a test.
+                .setConfigProp("auto.create.topics.enable", "false")
                 .build();
         cluster.format();
         cluster.startup();

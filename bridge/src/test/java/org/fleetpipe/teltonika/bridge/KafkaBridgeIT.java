@@ -68,4 +68,76 @@ class KafkaBridgeIT {
             }
         }
     }
+
+    @Test
+    void anInvalidTopic_isRefusingTheBridge_retriedWithoutLimit_nothingDeadLettered(RedisFixture fixture)
+            throws Exception {
+        try (StatefulRedisConnection<String, String> connection = fixture.client().connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            BridgeSettings settings = BridgeSettingsFixture.kafka(fixture.uri(), "k1", kafka.bootstrapServers(),
+                    "no such topic!", Map.of("max.block.ms", "2000"));
+            try (Bridge bridge = new Bridge(settings, BridgeMain.sink(settings))) {
+                bridge.start();
+                new TelemetryEntries(redis, "telemetry").addFleet(10, 2, 0);
+
+                await().atMost(Duration.ofSeconds(30)).until(() -> retried(bridge) > 0);
+                await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6))
+                        .until(() -> redis.xlen("dlq:bridge:kafka") == 0 && pending(redis) == 20);
+                assertThat(bridge.registry().find("teltonika_bridge_sink_refusing").gauge().value()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void anUnknownTopic_withAutoCreateOff_isRetried_untilItExists_thenEverythingDelivered(RedisFixture fixture)
+            throws Exception {
+        try (StatefulRedisConnection<String, String> connection = fixture.client().connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            BridgeSettings settings = BridgeSettingsFixture.kafka(fixture.uri(), "k1", kafka.bootstrapServers(),
+                    "records-later", Map.of("max.block.ms", "2000"));
+            try (Bridge bridge = new Bridge(settings, BridgeMain.sink(settings))) {
+                bridge.start();
+                new TelemetryEntries(redis, "telemetry").addFleet(10, 10, 0);
+                await().atMost(Duration.ofSeconds(30)).until(() -> retried(bridge) > 0);
+                assertThat(redis.xlen("dlq:bridge:kafka")).isZero();
+
+                kafka.createTopic("records-later", 3);
+                assertThat(kafka.readAll("records-later", 100, Duration.ofSeconds(60))).hasSize(100);
+                await().atMost(Duration.ofSeconds(30)).until(() -> pending(redis) == 0);
+                assertThat(redis.xlen("dlq:bridge:kafka")).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aRecordTooLarge_isTheOnlyDeadLetter_everyOtherRecordDelivered(RedisFixture fixture) throws Exception {
+        kafka.createTopic("records-sized", 3);
+        try (StatefulRedisConnection<String, String> connection = fixture.client().connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            BridgeSettings settings = BridgeSettingsFixture.kafka(fixture.uri(), "k1", kafka.bootstrapServers(),
+                    "records-sized", Map.of("max.request.size", "8192"));
+            try (Bridge bridge = new Bridge(settings, BridgeMain.sink(settings))) {
+                bridge.start();
+                TelemetryEntries entries = new TelemetryEntries(redis, "telemetry");
+                entries.addFleet(10, 5, 0);
+                String large = entries.addLarge(3, 5, 12_000);
+                entries.addFleet(10, 5, 6);
+
+                assertThat(kafka.readAll("records-sized", 100, Duration.ofSeconds(60))).hasSize(100);
+                await().atMost(Duration.ofSeconds(30)).until(() -> pending(redis) == 0);
+                assertThat(redis.xlen("dlq:bridge:kafka")).isEqualTo(1);
+                assertThat(redis.xrange("dlq:bridge:kafka", io.lettuce.core.Range.create("-", "+")).get(0).getBody())
+                        .containsEntry("dlq_id", large)
+                        .hasEntrySatisfying("dlq_reason", r -> assertThat(r).contains("RecordTooLargeException"));
+            }
+        }
+    }
+
+    private static long pending(RedisCommands<String, String> redis) {
+        return redis.xpending("telemetry", "kafka").getCount();
+    }
+
+    private static double retried(Bridge bridge) {
+        return bridge.registry().find("teltonika_bridge_retried").counter().count();
+    }
 }

@@ -51,7 +51,10 @@ class MqttBridgeIT {
     }
 
     private void startBridge(RedisFixture fixture) throws Exception {
-        BridgeSettings settings = BridgeSettingsFixture.mqtt(fixture.uri(), "m1", broker.url());
+        startBridge(BridgeSettingsFixture.mqtt(fixture.uri(), "m1", broker.url()));
+    }
+
+    private void startBridge(BridgeSettings settings) throws Exception {
         bridge = new Bridge(settings, BridgeMain.sink(settings));
         bridge.start();
     }
@@ -128,6 +131,46 @@ class MqttBridgeIT {
         int duplicates = received.size() - 640;
         assertThat(duplicates).as("duplicates").isBetween(0, 100 * 4);
         assertThat(redis.xlen("dlq:bridge:mqtt")).isZero();
+    }
+
+    @Test
+    void aBrokerRefusingTheBridgesConnect_isRefusing_retried_nothingDeadLettered_thenEverythingDelivered(
+            RedisFixture fixture) throws Exception {
+        broker.pauseBridge();
+        startBridge(fixture);
+        new TelemetryEntries(redis, "telemetry").addFleet(20, 5, 0);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> gauge("teltonika_bridge_sink_refusing") == 1);
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6))
+                .until(() -> pending() == 100 && redis.xlen("dlq:bridge:mqtt") == 0);
+
+        broker.resumeBridge();
+        await().atMost(Duration.ofSeconds(60)).until(() -> reader.distinct() == 100 && pending() == 0);
+        assertThat(redis.xlen("dlq:bridge:mqtt")).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> gauge("teltonika_bridge_sink_refusing") == 0);
+    }
+
+    @Test
+    void aPayloadOverTheBrokersLimit_isTheOnlyDeadLetter_theDevicesLaterRecordsFollow(RedisFixture fixture)
+            throws Exception {
+        startBridge(BridgeSettingsFixture.mqtt(fixture.uri(), "m1", broker.url(), 4096));
+        TelemetryEntries entries = new TelemetryEntries(redis, "telemetry");
+        entries.addFleet(20, 2, 0);
+        String large = entries.addLarge(3, 2, 12_000);
+        entries.addFleet(20, 2, 3);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> reader.distinct() == 80 && pending() == 0);
+        assertThat(redis.xlen("dlq:bridge:mqtt")).isEqualTo(1);
+        assertThat(redis.xrange("dlq:bridge:mqtt", io.lettuce.core.Range.create("-", "+")).get(0).getBody())
+                .containsEntry("dlq_id", large)
+                .hasEntrySatisfying("dlq_reason", reason -> assertThat(reason).contains("--mqtt-max-payload"));
+        List<Long> third = reader.received().stream().filter(m -> m.imei().equals(TelemetryEntries.imei(3)))
+                .map(MqttReader.Received::ts).distinct().toList();
+        assertThat(third).hasSize(4).isSorted();
+    }
+
+    private double gauge(String name) {
+        return bridge.registry().find(name).gauge().value();
     }
 
     private long pending() {

@@ -35,6 +35,8 @@ final class RecordingHttpSink implements AutoCloseable {
     private final AtomicReference<Integer> failWith = new AtomicReference<>();
     private final ExecutorService threads = Executors.newFixedThreadPool(8);
     private volatile String failBody = "";
+    /** A record that makes any request holding it answered 400, taking none of the request; null for none. */
+    private volatile java.util.function.Predicate<JsonNode> poison;
     private volatile long delayMillis;
     private final int port;
     private HttpServer server;
@@ -80,6 +82,15 @@ final class RecordingHttpSink implements AutoCloseable {
                     lines.add(MAPPER.readTree(line));
                 }
             }
+            java.util.function.Predicate<JsonNode> refused = poison;
+            if (refused != null && lines.stream().anyMatch(refused)) {
+                byte[] answer = "{\"error\":\"a record is invalid\"}".getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(400, answer.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(answer);
+                }
+                return;
+            }
             synchronized (byDevice) {
                 for (JsonNode record : lines) {
                     byDevice.computeIfAbsent(record.get("imei").asText(), imei -> new ArrayList<>()).add(record);
@@ -98,6 +109,11 @@ final class RecordingHttpSink implements AutoCloseable {
     void failWith(Integer status, String body) {
         failBody = body;
         failWith.set(status);
+    }
+
+    /** From now on a request holding a record {@code refused} matches is answered 400 as a whole. */
+    void refuseRequestsHolding(java.util.function.Predicate<JsonNode> refused) {
+        poison = refused;
     }
 
     /** Each request is answered this much later: batches stay in flight. */

@@ -50,6 +50,17 @@ final class TelemetryEntries {
         return fields;
     }
 
+    /** Record number {@code seq} of a device with an io object of about {@code ioChars} characters. */
+    String addLarge(int device, long seq, int ioChars) {
+        StringBuilder io = new StringBuilder("{");
+        for (int id = 1; io.length() < ioChars; id++) {
+            io.append(id == 1 ? "" : ",").append('"').append(id).append("\":").append(id);
+        }
+        Map<String, String> fields = record(device, seq);
+        fields.put("io", io.append('}').toString());
+        return redis.xadd(layout.streamOf(imei(device)), fields);
+    }
+
     String add(int device, long seq) {
         return redis.xadd(layout.streamOf(imei(device)), record(device, seq));
     }

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * Delivers the entries of the devices hashed to it, one batch at a time, so a device's records
  * reach the sink in the order they were read. When the sink asks for a retry, a device's later
  * records in the batch wait with the failed one (sent again even if the sink took them, counted
- * as duplicates) instead of overtaking it.
+ * as duplicates) instead of overtaking it. A sink not accepting is retried without limit; only a
+ * record refused on its own becomes a dead letter.
  */
 final class Lane implements Runnable {
 
@@ -143,36 +144,67 @@ final class Lane implements Runnable {
             }
         }
         metrics.trimmed(trimmed);
+        send(records, recordEntries, done);
+    }
+
+    /**
+     * Sends the records until each one is delivered or dead-lettered, acknowledging as it goes
+     * ({@code done} first: entries of the batch finished before). A request refused as a whole for a
+     * record in it is split in two, the first half sent (retries included) before the second, until
+     * the refused record stands alone: only it is dead-lettered, and a device's records still reach
+     * the sink in order. False when the lane stopped, or a record's lease went, first: the rest stays
+     * pending in the group.
+     */
+    private boolean send(List<OutboundRecord> records, List<StreamEntry> recordEntries, List<EntryId> done)
+            throws InterruptedException {
         int attempt = 0;
         while (true) {
-            if (dropUndeliverable(records, recordEntries) && records.isEmpty()) {
-                // Their lease is gone: left pending for the partition's next holder. What else the
-                // batch held (dead letters, trimmed entries) is done.
-                if (!done.isEmpty()) {
-                    acknowledge(done);
-                }
-                return;
+            dropUndeliverable(records, recordEntries);
+            if (records.isEmpty()) {
+                // Nothing (left) to send, or its lease is gone: left pending for the partition's
+                // next holder. What else the batch held (dead letters, trimmed entries) is done.
+                return done.isEmpty() || acknowledge(done);
             }
             long started = System.nanoTime();
             List<Outcome> outcomes = ask(records);
             metrics.sinkAnswered(System.nanoTime() - started);
+            long now = System.currentTimeMillis();
+            if (records.size() > 1 && outcomes.stream().anyMatch(o -> o.kind() == Outcome.Kind.BATCH_REJECTED)) {
+                metrics.sinkFailing(false, now);
+                metrics.sinkRefusing(false, now);
+                metrics.split();
+                // One line for a whole batch refused; its smaller halves at debug.
+                if (records.size() > batchSize / 2) {
+                    LOG.info("sink={} lane={} refused a request of records={} as a whole reason=\"{}\": splitting it to"
+                            + " find the record refused", sink.name(), index, records.size(), firstReason(outcomes));
+                } else {
+                    LOG.debug("sink={} lane={} splitting records={}", sink.name(), index, records.size());
+                }
+                int half = records.size() / 2;
+                return send(new ArrayList<>(records.subList(0, half)),
+                        new ArrayList<>(recordEntries.subList(0, half)), done)
+                        && send(new ArrayList<>(records.subList(half, records.size())),
+                        new ArrayList<>(recordEntries.subList(half, records.size())), new ArrayList<>());
+            }
             List<StreamEntry> retryEntries = new ArrayList<>();
             List<OutboundRecord> retryRecords = new ArrayList<>();
             Set<String> stalled = new HashSet<>();
             Duration wait = Duration.ZERO;
             String reason = "";
+            boolean refusing = false;
             int delivered = 0;
             int duplicates = 0;
             for (int i = 0; i < records.size(); i++) {
                 OutboundRecord record = records.get(i);
                 Outcome outcome = outcomes.get(i);
                 StreamEntry entry = recordEntries.get(i);
-                if (stalled.contains(record.imei()) || outcome.kind() == Outcome.Kind.RETRY) {
+                if (stalled.contains(record.imei()) || outcome.isRetry()) {
                     if (outcome.kind() == Outcome.Kind.DELIVERED) {
                         duplicates++;
                     }
-                    if (outcome.kind() == Outcome.Kind.RETRY) {
+                    if (outcome.isRetry()) {
                         reason = outcome.reason();
+                        refusing |= outcome.kind() == Outcome.Kind.REFUSING;
                         if (outcome.retryAfter().compareTo(wait) > 0) {
                             wait = outcome.retryAfter();
                         }
@@ -180,9 +212,9 @@ final class Lane implements Runnable {
                     stalled.add(record.imei());
                     retryEntries.add(entry);
                     retryRecords.add(record);
-                } else if (outcome.kind() == Outcome.Kind.REJECTED) {
+                } else if (outcome.kind() == Outcome.Kind.REJECTED || outcome.kind() == Outcome.Kind.BATCH_REJECTED) {
                     if (!deadLetter(entry, sink.name() + " refused: " + outcome.reason())) {
-                        return;
+                        return false;
                     }
                     metrics.refused();
                     done.add(entry.ref());
@@ -191,29 +223,35 @@ final class Lane implements Runnable {
                     done.add(entry.ref());
                 }
             }
-            if (!acknowledge(done)) {
-                return;
+            if (!done.isEmpty() && !acknowledge(done)) {
+                return false;
             }
             metrics.delivered(delivered);
             metrics.duplicates(duplicates);
             done.clear();
-            metrics.sinkFailing(!retryRecords.isEmpty(), System.currentTimeMillis());
+            metrics.sinkFailing(!retryRecords.isEmpty(), now);
+            metrics.sinkRefusing(refusing, now);
             if (retryRecords.isEmpty()) {
-                return;
+                return true;
             }
             if (attempt == 0 || attempt % 10 == 0) {
-                LOG.warn("sink={} lane={} attempt={} retrying={} devices={} reason=\"{}\"", sink.name(), index,
-                        attempt + 1, retryRecords.size(), stalled.size(), reason);
+                LOG.warn("sink={} lane={} attempt={} retrying={} devices={} {}reason=\"{}\"", sink.name(), index,
+                        attempt + 1, retryRecords.size(), stalled.size(), refusing ? "refusing=true " : "", reason);
             }
             Duration pause = backoff.next(attempt++);
             if (!pauseUnlessAbandoned(pause.compareTo(wait) >= 0 ? pause : wait)) {
                 abandon(retryEntries);
-                return;
+                return false;
             }
             metrics.retried(retryRecords.size());
             records = retryRecords;
             recordEntries = retryEntries;
         }
+    }
+
+    private static String firstReason(List<Outcome> outcomes) {
+        return outcomes.stream().filter(o -> o.kind() == Outcome.Kind.BATCH_REJECTED).findFirst()
+                .map(Outcome::reason).orElse("");
     }
 
     /**
@@ -268,18 +306,41 @@ final class Lane implements Runnable {
         }
     }
 
+    /**
+     * Writes the dead letter, retried while Redis is away and held while the dead-letter stream is at
+     * its cap (the entry stays unacknowledged, and the lane sends nothing else meanwhile); false when
+     * the stop deadline came first or the entry's lease went.
+     */
     private boolean deadLetter(StreamEntry entry, String reason) throws InterruptedException {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                deadLetters.add(entry, sink.name(), reason);
-                LOG.warn("sink={} dead-lettered id={} imei={} reason=\"{}\"", sink.name(), entry.id(), entry.imei(),
-                        reason.length() <= 160 ? reason : reason.substring(0, 160) + "...");
-                return true;
-            } catch (RuntimeException e) {
-                metrics.redisError();
+        boolean holding = false;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                if (!deliverable.test(entry.stream())) {
+                    return false;
+                }
+                try {
+                    if (deadLetters.add(entry, sink.name(), reason)) {
+                        LOG.warn("sink={} dead-lettered id={} imei={} reason=\"{}\"", sink.name(), entry.id(),
+                                entry.imei(), reason.length() <= 160 ? reason : reason.substring(0, 160) + "...");
+                        return true;
+                    }
+                    if (!holding) {
+                        holding = true;
+                        metrics.holdingForDeadLetterRoom(true);
+                        LOG.error("sink={} lane={} dead letters full: holding id={} imei={} unacknowledged until"
+                                + " dlq:bridge:<group> is drained below --dead-letter-max (OPERATIONS.md, \"Bridge dead"
+                                + " letters full\")", sink.name(), index, entry.id(), entry.imei());
+                    }
+                } catch (RuntimeException e) {
+                    metrics.redisError();
+                }
                 if (!pauseUnlessAbandoned(backoff.next(attempt))) {
                     return false;
                 }
+            }
+        } finally {
+            if (holding) {
+                metrics.holdingForDeadLetterRoom(false);
             }
         }
     }

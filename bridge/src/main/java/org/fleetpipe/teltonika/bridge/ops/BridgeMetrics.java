@@ -19,8 +19,12 @@ public final class BridgeMetrics {
     private final Counter trimmed;
     private final Counter redisErrors;
     private final Counter claimed;
+    private final Counter splits;
     private final Timer sinkLatency;
     private final AtomicLong failingSince = new AtomicLong();
+    private final AtomicLong refusingSince = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger holdingForDeadLetterRoom =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicLong lagEntries = new AtomicLong(-1);
     private final AtomicLong lagMillis = new AtomicLong();
     private final AtomicLong partitionsHeld = new AtomicLong();
@@ -47,13 +51,24 @@ public final class BridgeMetrics {
         claimed = Counter.builder("teltonika_bridge_claimed")
                 .description("Entries taken over from a consumer that left them unacknowledged (a dead replica)")
                 .tags(tags).register(registry);
+        splits = Counter.builder("teltonika_bridge_batches_split")
+                .description("Batches the sink refused as a whole for a record in it, split to find that record")
+                .tags(tags).register(registry);
         sinkLatency = Timer.builder("teltonika_bridge_sink_latency").description("Time for the sink to answer a batch")
                 .tags(tags).publishPercentileHistogram().maximumExpectedValue(Duration.ofSeconds(60))
                 .register(registry);
         Gauge.builder("teltonika_bridge_in_flight", inFlight).description("Entries read and not yet acknowledged")
                 .tags(tags).register(registry);
         Gauge.builder("teltonika_bridge_sink_failing", failingSince, since -> since.get() == 0 ? 0 : 1)
-                .description("1 while the sink's last answer asked for a retry").tags(tags).register(registry);
+                .description("1 while the sink's last answer asked for a retry (away, overloaded or refusing the"
+                        + " bridge)").tags(tags).register(registry);
+        Gauge.builder("teltonika_bridge_sink_refusing", refusingSince, since -> since.get() == 0 ? 0 : 1)
+                .description("1 while the sink's last answer refused the bridge itself (credentials, permissions,"
+                        + " address): retried, but someone must fix it").tags(tags).register(registry);
+        Gauge.builder("teltonika_bridge_dead_letters_full", holdingForDeadLetterRoom,
+                        holding -> holding.get() == 0 ? 0 : 1)
+                .description("1 while a dead letter waits for room below the cap: the bridge holds, acknowledging"
+                        + " nothing behind it").tags(tags).register(registry);
         Gauge.builder("teltonika_bridge_lag", lagEntries, AtomicLong::get)
                 .description("Entries of the stream the group has not acknowledged (-1 when unknown)")
                 .tags(tags).register(registry);
@@ -107,6 +122,38 @@ public final class BridgeMetrics {
         } else {
             failingSince.compareAndSet(0, nowMillis);
         }
+    }
+
+    /** Records whether the sink's last answer refused the bridge itself, keeping when that began. */
+    public void sinkRefusing(boolean refusing, long nowMillis) {
+        if (!refusing) {
+            refusingSince.set(0);
+        } else {
+            refusingSince.compareAndSet(0, nowMillis);
+        }
+    }
+
+    /** When the sink began refusing the bridge without an answer of another kind since, or 0. */
+    public long sinkRefusingSince() {
+        return refusingSince.get();
+    }
+
+    /** A lane starts ({@code true}) or stops waiting for room in the dead-letter stream. */
+    public void holdingForDeadLetterRoom(boolean holding) {
+        if (holding) {
+            holdingForDeadLetterRoom.incrementAndGet();
+        } else {
+            holdingForDeadLetterRoom.decrementAndGet();
+        }
+    }
+
+    /** Whether some lane waits for room in the dead-letter stream. */
+    public boolean deadLettersFull() {
+        return holdingForDeadLetterRoom.get() > 0;
+    }
+
+    public void split() {
+        splits.increment();
     }
 
     /** When the sink began failing without a success since, or 0. */

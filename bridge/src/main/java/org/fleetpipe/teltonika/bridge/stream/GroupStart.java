@@ -15,20 +15,31 @@ import java.util.regex.Pattern;
 
 /**
  * Creates the consumer group, or with {@code --from} sets it to a past point for a replay, on every
- * telemetry stream (each partition's: the same point in time on each). A point before the oldest
- * entry still in any of the streams is refused before any group is touched: those records are gone,
- * and starting later than asked without saying so would pass for a complete replay.
+ * telemetry stream (each partition's: the same point in time on each). A new group starts at the
+ * oldest entry the stream still holds, as the reference consumer does: a bridge deployed after the
+ * servers delivers what they stored before it ({@code --from end} skips that). A point before the
+ * oldest entry still in any of the streams is refused before any group is touched: those records
+ * are gone, and starting later than asked without saying so would pass for a complete replay.
  */
 public final class GroupStart {
+
+    /** {@code --from end}: a new group starts after the last entry; an existing one stays where it is. */
+    public static final String END = "$";
 
     private static final Pattern ENTRY_ID = Pattern.compile("[0-9]{1,19}(-[0-9]{1,19})?");
 
     private GroupStart() {}
 
-    /** What {@code --from} asked for, as a stream id; empty for "new entries only". */
+    /**
+     * What {@code --from} asked for, as a stream id, or {@link #END}; empty when not given (a new
+     * group starts at the oldest entry held, an existing one stays where it is).
+     */
     public static Optional<String> parseFrom(String from) {
         if (from == null || from.isBlank()) {
             return Optional.empty();
+        }
+        if (from.trim().equals("end")) {
+            return Optional.of(END);
         }
         if (ENTRY_ID.matcher(from).matches()) {
             return Optional.of(from.contains("-") ? from : from + "-0");
@@ -37,46 +48,60 @@ public final class GroupStart {
             return Optional.of(Instant.parse(from).toEpochMilli() + "-0");
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException(
-                    "--from must be a stream entry id (1795502830415-0) or an ISO time (2026-11-26T08:00:00Z): " + from);
+                    "--from must be a stream entry id (1795502830415-0), an ISO time (2026-11-26T08:00:00Z) or end: "
+                            + from);
         }
     }
 
     /**
      * Makes sure the group exists. Without a start point an existing group is left where it is and a
-     * new one starts at the stream's end; with one, the group is created or moved there.
+     * new one starts at the oldest entry held (counted in the line: what it will deliver first);
+     * with {@link #END} a new one starts at the end, an existing one stays; with a point, the group
+     * is created or moved there.
      *
      * @return a line saying what was done, for the start log
      */
     public static String apply(RedisClusterCommands<String, String> redis, StreamKeys keys, Optional<String> from) {
         List<String> streams = keys.telemetryStreams();
-        if (from.isPresent()) {
+        if (from.isPresent() && !from.get().equals(END)) {
             for (String stream : streams) {
                 refuseTrimmed(redis, stream, from.get());
             }
         }
         Map<String, Integer> outcomes = new TreeMap<>();
+        long toDeliver = 0;
         for (String stream : streams) {
-            outcomes.merge(apply(redis, stream, keys.group(), from), 1, Integer::sum);
+            String outcome = apply(redis, stream, keys.group(), from);
+            outcomes.merge(outcome, 1, Integer::sum);
+            if (outcome.equals(CREATED_AT_OLDEST)) {
+                // Nothing acknowledged yet: everything the stream holds is for this group.
+                toDeliver += redis.xlen(stream);
+            }
         }
+        String held = outcomes.containsKey(CREATED_AT_OLDEST) ? " entries_to_deliver=" + toDeliver : "";
         if (streams.size() == 1) {
-            return "group=" + keys.group() + " " + outcomes.keySet().iterator().next();
+            return "group=" + keys.group() + " " + outcomes.keySet().iterator().next() + held;
         }
-        // "created at=end partitions=16", or "created at=end=3 exists=13 partitions=16" when they differ.
+        // "created at=oldest partitions=16", or "created at=oldest=3 exists=13 partitions=16" when they differ.
         return "group=" + keys.group() + " " + (outcomes.size() == 1 ? outcomes.keySet().iterator().next()
                 : outcomes.entrySet().stream().map(o -> o.getKey() + "=" + o.getValue())
-                        .collect(java.util.stream.Collectors.joining(" "))) + " partitions=" + streams.size();
+                        .collect(java.util.stream.Collectors.joining(" "))) + " partitions=" + streams.size() + held;
     }
+
+    private static final String CREATED_AT_OLDEST = "created at=oldest";
 
     /** The group on one stream; says what was done. */
     private static String apply(RedisClusterCommands<String, String> redis, String stream, String group,
                                 Optional<String> from) {
-        String startId = from.map(GroupStart::justBefore).orElse("$");
+        // 0-0: the group delivers from the oldest entry the stream still holds.
+        String startId = from.map(point -> point.equals(END) ? END : justBefore(point)).orElse("0-0");
         try {
             redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, startId), group,
                     XGroupCreateArgs.Builder.mkstream());
-            return "created at=" + (from.isPresent() ? from.get() : "end");
+            return from.isEmpty() ? CREATED_AT_OLDEST : "created at=" + (from.get().equals(END) ? "end" : from.get());
         } catch (RedisBusyException exists) {
-            if (from.isEmpty()) {
+            // "end" only ever applies to a new group: left in a Deployment, it must not skip on every start.
+            if (from.isEmpty() || from.get().equals(END)) {
                 return "exists";
             }
             redis.xgroupSetid(XReadArgs.StreamOffset.from(stream, startId), group);

@@ -54,6 +54,11 @@ public record StreamKeys(String namespace, String group, int partitions) {
         return namespace + "dlq:bridge:" + group;
     }
 
+    /** The sink the group delivers to (SinkBinding). */
+    public String binding() {
+        return namespace + "bridge:binding:" + group;
+    }
+
     /** IMEI to device model, written by the servers' device-model API. */
     public String deviceModels() {
         return namespace + "devices:models";

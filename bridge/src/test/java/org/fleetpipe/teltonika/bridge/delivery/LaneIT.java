@@ -103,7 +103,7 @@ class LaneIT {
             DeviceLanes lanes = new DeviceLanes(1, 10, sink,
                     new RecordMaker(new RecordPayload(IoDictionary.empty()),
                             new DeviceModels(redis, keys.deviceModels(), 60_000, System::currentTimeMillis)),
-                    new EntryAcks(redis, keys, "c"), new BridgeDeadLetters(redis, keys, 100),
+                    new EntryAcks(redis, keys, "c"), new BridgeDeadLetters(connection.async(), Duration.ofSeconds(10), keys, 100),
                     new Backoff(Duration.ofMillis(10), Duration.ofMillis(50)), held, metrics);
             for (var message : redis.xreadgroup(Consumer.from("g", "c"), XReadArgs.Builder.count(100),
                     XReadArgs.StreamOffset.lastConsumed("telemetry"))) {

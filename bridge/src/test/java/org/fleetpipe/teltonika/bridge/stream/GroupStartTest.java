@@ -19,4 +19,11 @@ class GroupStartTest {
         assertThat(GroupStart.compare("10-2", "10-10")).isNegative();
         assertThat(GroupStart.compare("10-2", "10-2")).isZero();
     }
+
+    @Test
+    void fromEnd_isTheStreamsEnd_andNothingGivenIsEmpty() {
+        assertThat(GroupStart.parseFrom("end")).contains(GroupStart.END);
+        assertThat(GroupStart.parseFrom(null)).isEmpty();
+        assertThat(GroupStart.parseFrom("0")).contains("0-0");
+    }
 }

@@ -14,15 +14,19 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLException;
 import org.fleetpipe.teltonika.bridge.sink.OutboundRecord;
 import org.fleetpipe.teltonika.bridge.sink.Outcome;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 
 /**
  * POSTs each batch as JSON lines ({@code application/x-ndjson}, one record per line). A 2xx
- * delivers the batch; 408, 429, 5xx, a timeout or a broken connection ask for a retry (after
- * {@code Retry-After} when the server sends one); any other status refuses the batch for good,
- * with the status and the head of the body as the reason.
+ * delivers the batch. 400, 413 and 422 refuse something in the request: the batch is refused as a
+ * whole, and the lane splits it until the record refused stands alone. 408, 429, 5xx, a timeout or
+ * a broken connection ask for a retry (after {@code Retry-After} when the server sends one); any
+ * other status (3xx, 401, 403, 404, 405, 407, ...) or a TLS failure says the endpoint does not
+ * accept the bridge at all (credentials, address): retried too, until that is fixed, never a
+ * dead letter.
  */
 public final class HttpSink implements Sink {
 
@@ -62,7 +66,8 @@ public final class HttpSink implements Sink {
         } catch (HttpTimeoutException e) {
             return Outcome.retry("timeout after " + timeout.toMillis() + " ms");
         } catch (IOException e) {
-            return Outcome.retry("connection: " + e);
+            // A certificate or protocol mismatch does not pass by itself: someone must fix it.
+            return tlsFailure(e) ? Outcome.refusing("TLS: " + e) : Outcome.retry("connection: " + e);
         }
         int status = response.statusCode();
         String head = head(response.body());
@@ -72,7 +77,20 @@ public final class HttpSink implements Sink {
         if (status == 408 || status == 429 || status >= 500) {
             return Outcome.retry("status " + status + ": " + head, retryAfter(response));
         }
-        return Outcome.rejected("status " + status + ": " + head);
+        if (status == 400 || status == 413 || status == 422) {
+            return Outcome.batchRejected("status " + status + ": " + head);
+        }
+        return Outcome.refusing("status " + status + ": " + head);
+    }
+
+    /** Whether the failure is TLS's (the client may wrap it in an IOException of its own). */
+    private static boolean tlsFailure(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SSLException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static byte[] jsonLines(List<OutboundRecord> batch) {

@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.bridge.sink.mqtt;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes each record at QoS 1 to its device's topic (the template with {@code {imei}} replaced);
  * the broker's PUBACK delivers it. No connection, a lost connection or no PUBACK within the timeout
- * ask for a retry; a topic MQTT cannot publish to refuses the record.
+ * ask for a retry, and so does a connect the broker refuses (bad credentials, not authorized: the
+ * sink is refusing, retried until fixed); a topic MQTT cannot publish to, or a payload over the
+ * broker's limit ({@code --mqtt-max-payload}), refuses the record.
  *
  * <p>Order: all lanes publish on one connection, and Paho writes publishes in call order on it, the
  * broker reads them in that order, so on one connection the records a broker took are a prefix of
@@ -56,12 +59,15 @@ public final class MqttSink implements Sink {
     private final String topicTemplate;
     private final int maxInFlight;
     private final Duration timeout;
+    private final int maxPayload;
     private final ReentrantLock connecting = new ReentrantLock();
     /** The connect in progress or done last; guarded by {@link #connecting}. */
     private IMqttToken lastConnect;
     private volatile Connection connection;
     private long connections;
     private volatile String lastConnectFailure = "no connect yet";
+    /** Whether the broker answered the last connect with bad credentials or not authorized. */
+    private volatile boolean connectRefused;
     /** The connect failure logged last and when; guarded by {@link #connecting}. */
     private String loggedFailure;
     private long loggedFailureAt;
@@ -70,7 +76,8 @@ public final class MqttSink implements Sink {
     private record Connection(IMqttToken connect, long number, Semaphore room) {}
 
     public MqttSink(String serverUri, String clientId, String topicTemplate, String username, char[] password,
-                    int maxInFlight, Duration timeout) {
+                    int maxInFlight, Duration timeout, int maxPayload) {
+        this.maxPayload = maxPayload;
         this.serverUri = serverUri;
         this.clientId = clientId;
         this.topicTemplate = topicTemplate;
@@ -125,7 +132,9 @@ public final class MqttSink implements Sink {
         Outcome[] outcomes = new Outcome[batch.size()];
         Connection on = connected(deadline);
         if (on == null) {
-            fillRetry(outcomes, 0, "not connected to " + serverUri + ": " + lastConnectFailure());
+            String reason = "not connected to " + serverUri + ": " + lastConnectFailure();
+            // Refused credentials or permission: retried like an outage, but it needs someone to fix it.
+            Arrays.fill(outcomes, connectRefused ? Outcome.refusing(reason) : Outcome.retry(reason));
             return List.of(outcomes);
         }
         IMqttDeliveryToken[] tokens = new IMqttDeliveryToken[batch.size()];
@@ -137,6 +146,13 @@ public final class MqttSink implements Sink {
                 MqttTopic.validate(topic, false);
             } catch (IllegalArgumentException e) {
                 outcomes[i] = Outcome.rejected("topic '" + topic + "': " + e.getMessage());
+                continue;
+            }
+            if (record.json().length > maxPayload) {
+                // MQTT 3.1.1 cannot refuse one message: a broker drops the connection over it, and
+                // sent again it would stop its device's records for good.
+                outcomes[i] = Outcome.rejected("payload of " + record.json().length + " bytes is over --mqtt-max-payload "
+                        + maxPayload);
                 continue;
             }
             if (!on.room().tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -224,7 +240,7 @@ public final class MqttSink implements Sink {
                 try {
                     lastConnect = client.connect(options);
                 } catch (MqttException e) {
-                    connectFailed(describe(e));
+                    connectFailed(e);
                     return null;
                 }
             }
@@ -233,7 +249,7 @@ public final class MqttSink implements Sink {
             } catch (MqttException e) {
                 rethrowInterrupt(e);
                 if (e.getReasonCode() != MqttException.REASON_CODE_CLIENT_TIMEOUT) {
-                    connectFailed(describe(e));
+                    connectFailed(e);
                 } else {
                     lastConnectFailure = "connect still in progress";
                 }
@@ -248,6 +264,7 @@ public final class MqttSink implements Sink {
                 current = new Connection(lastConnect, ++connections, new Semaphore(maxInFlight));
                 connection = current;
                 loggedFailure = null;
+                connectRefused = false;
                 LOG.info("sink=mqtt connected server={} client_id={} connection={}", serverUri, clientId,
                         current.number());
             }
@@ -261,7 +278,10 @@ public final class MqttSink implements Sink {
      * Every lane tries to connect while the broker is away; one line per outage and per minute
      * (or when the reason changes) is what an operator needs. Called holding {@link #connecting}.
      */
-    private void connectFailed(String reason) {
+    private void connectFailed(MqttException failure) {
+        String reason = describe(failure);
+        connectRefused = failure.getReasonCode() == MqttException.REASON_CODE_FAILED_AUTHENTICATION
+                || failure.getReasonCode() == MqttException.REASON_CODE_NOT_AUTHORIZED;
         lastConnectFailure = reason;
         long now = System.nanoTime();
         if (!reason.equals(loggedFailure) || now - loggedFailureAt > TimeUnit.MINUTES.toNanos(1)) {
