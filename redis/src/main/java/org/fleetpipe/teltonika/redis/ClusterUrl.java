@@ -54,6 +54,23 @@ public final class ClusterUrl {
         return seeds;
     }
 
+    /**
+     * Any Redis URL ({@code redis://}, {@code rediss://}, or a cluster's) with its credentials
+     * replaced by {@code ***}, for a log line. The credentials end at the authority's last
+     * {@code @}, as {@link #seeds} reads them: a password may hold an {@code @}, a host list never does.
+     */
+    public static String redacted(String url) {
+        int start = url.indexOf("://");
+        if (start < 0) {
+            return url;
+        }
+        start += 3;
+        int end = url.indexOf('?', start);
+        end = end < 0 ? url.length() : end;
+        int at = url.lastIndexOf('@', end - 1);
+        return at < start ? url : url.substring(0, start) + "***" + url.substring(at);
+    }
+
     /** {@code [user]:password} or {@code password}, percent-encoded as in any URL. */
     private static void login(RedisURI seed, String credentials) {
         int colon = credentials.indexOf(':');

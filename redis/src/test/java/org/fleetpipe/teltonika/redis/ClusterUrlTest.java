@@ -40,4 +40,16 @@ class ClusterUrlTest {
         assertThatThrownBy(() -> ClusterUrl.seeds("redis-cluster://127.0.0.1:7000,,127.0.0.1:7001"))
                 .hasMessageContaining("empty host");
     }
+
+    @Test
+    void redacted_hidesTheWholeCredentials_evenAPasswordHoldingAnAtSignOrASlash() {
+        assertThat(ClusterUrl.redacted("redis-cluster://default:p@ss/w0rd@10.0.0.1:7000,10.0.0.2:7000?timeout=5s"))
+                .isEqualTo("redis-cluster://***@10.0.0.1:7000,10.0.0.2:7000?timeout=5s");
+        assertThat(ClusterUrl.redacted("rediss-cluster://:secret@a:1,b:2")).isEqualTo("rediss-cluster://***@a:1,b:2");
+        assertThat(ClusterUrl.redacted("redis://default:secret@127.0.0.1:6379/0"))
+                .isEqualTo("redis://***@127.0.0.1:6379/0");
+        assertThat(ClusterUrl.redacted("redis://127.0.0.1:6379")).isEqualTo("redis://127.0.0.1:6379");
+        assertThat(ClusterUrl.redacted("redis-sentinel://s1:26379,s2:26379?sentinelMasterId=m"))
+                .isEqualTo("redis-sentinel://s1:26379,s2:26379?sentinelMasterId=m");
+    }
 }

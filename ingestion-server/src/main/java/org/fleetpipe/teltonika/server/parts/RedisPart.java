@@ -3,10 +3,11 @@ package org.fleetpipe.teltonika.server.parts;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.metrics.MicrometerCommandLatencyRecorder;
 import io.lettuce.core.metrics.MicrometerOptions;
+import org.fleetpipe.teltonika.janitor.JanitorScripts;
+import org.fleetpipe.teltonika.redis.ClusterUrl;
 import org.fleetpipe.teltonika.redis.LuaScript;
 import org.fleetpipe.teltonika.redis.RedisConnector;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.janitor.JanitorScripts;
 import org.fleetpipe.teltonika.registry.RegistryScripts;
 import org.fleetpipe.teltonika.server.admission.AdmissionScripts;
 import org.fleetpipe.teltonika.server.capture.CaptureScripts;
@@ -75,9 +76,9 @@ public final class RedisPart implements Part {
         return url;
     }
 
-    /** The URL without its password, for the log. */
+    /** The URL without its credentials, for the log. */
     String redactedUrl() {
-        return url.replaceAll("//[^@/]*@", "//***@");
+        return ClusterUrl.redacted(url);
     }
 
     @Override
