@@ -130,6 +130,19 @@ public final class RedisKeys {
         return prefix + "telemetry:partitions";
     }
 
+    /**
+     * String: the namespace, as written, that owns the partitioned keys' prefix. Namespaces {@code {a}:}
+     * and {@code a:} share that prefix ({@code a:}), so the second to start must be refused.
+     */
+    public String partitionedKeysOwner() {
+        return partitionPrefix + "telemetry:namespace";
+    }
+
+    /** Whether the partitioned keys carry another prefix than the others (a namespace with a hash tag). */
+    public boolean partitionPrefixDiffers() {
+        return !partitionPrefix.equals(prefix);
+    }
+
     /** The hash tag of a partition's keys: {@code {p}}; empty with one partition (names as before partitions). */
     private String tag(int partition) {
         if (partition < 0 || partition >= partitions) {

@@ -13,8 +13,16 @@ public final class PartitionLayout {
     private PartitionLayout() {
     }
 
-    /** Records this server's count when none is, else checks it; blocks (start only). */
+    /**
+     * Records this server's count when none is, else checks it, and likewise which namespace owns the
+     * partitioned keys' prefix; blocks (start only).
+     */
     public static void claim(RedisClusterCommands<String, String> redis, RedisKeys keys) {
+        claimCount(redis, keys);
+        claimPartitionedKeys(redis, keys);
+    }
+
+    private static void claimCount(RedisClusterCommands<String, String> redis, RedisKeys keys) {
         String mine = Integer.toString(keys.partitions());
         String key = keys.telemetryLayout();
         if (Boolean.TRUE.equals(redis.setnx(key, mine))) {
@@ -28,6 +36,32 @@ public final class PartitionLayout {
         }
         if (recorded == null) {
             // Removed between the two calls (an operator resetting it): ours then.
+            redis.setnx(key, mine);
+        }
+    }
+
+    /**
+     * A namespace with a hash tag ({@code {a}:}) writes its partitioned keys without the braces
+     * ({@code a:telemetry:{0}}), so a deployment named {@code a:} beside it would share its streams
+     * and dedup sets: whichever starts second is refused.
+     */
+    private static void claimPartitionedKeys(RedisClusterCommands<String, String> redis, RedisKeys keys) {
+        if (keys.partitions() == 1) {
+            return;
+        }
+        String key = keys.partitionedKeysOwner();
+        String mine = keys.namespace();
+        if (Boolean.TRUE.equals(redis.setnx(key, mine))) {
+            return;
+        }
+        String owner = redis.get(key);
+        if (owner != null && !owner.equals(mine)) {
+            throw new Conflict("REDIS_NAMESPACE='" + mine + "' writes its partitioned telemetry keys under the same"
+                    + " prefix as the deployment with REDIS_NAMESPACE='" + owner + "' (Redis key " + key + ": a hash"
+                    + " tag's braces are left out of those keys): choose a namespace that differs from it in more"
+                    + " than braces");
+        }
+        if (owner == null) {
             redis.setnx(key, mine);
         }
     }

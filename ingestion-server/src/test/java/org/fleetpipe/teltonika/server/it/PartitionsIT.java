@@ -121,6 +121,20 @@ class PartitionsIT {
     }
 
     @Test
+    void namespacesThatDifferOnlyInBraces_shareNoPartitionedKey_theSecondIsRefused() throws Exception {
+        startServer(Map.of("redis.namespace", "a:"));
+        assertThat(redis.get("a:telemetry:namespace")).isEqualTo("a:");
+        IngestionServer first = server;
+        try {
+            assertThatThrownBy(() -> startServer(Map.of("redis.namespace", "{a}:")))
+                    .isInstanceOf(PartitionLayout.Conflict.class)
+                    .hasMessageContaining("REDIS_NAMESPACE='{a}:'").hasMessageContaining("REDIS_NAMESPACE='a:'");
+        } finally {
+            server = first;
+        }
+    }
+
+    @Test
     void aServerWithAnotherPartitionCountRefusesToStart() throws Exception {
         redis.set("telemetry:partitions", "8");
         assertThatThrownBy(() -> startServer(Map.of()))
