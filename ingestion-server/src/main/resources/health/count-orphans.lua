@@ -3,6 +3,8 @@
 -- defines them: queued but in no queue, or sent but in no instance's in-flight place. In a script,
 -- so a command taken or finished meanwhile is never miscounted. Returns {next cursor, hashes seen,
 -- queued orphans, sent orphans}.
+-- KEYS[1] the queued devices' sorted set, not read: it names the node that holds the namespace's
+-- slot, where every command hash, queue and in-flight hash lives (a cluster's SCAN sees one node).
 -- ARGV[1] cursor, ARGV[2] SCAN COUNT, ARGV[3] MATCH pattern of command hashes,
 -- ARGV[4] command key prefix, ARGV[5] device queue prefix, ARGV[6] in-flight hash prefix
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[3], 'COUNT', ARGV[2], 'TYPE', 'hash')

@@ -85,10 +85,10 @@ final class InFlightCommands {
         long ageSum = 0;
         List<CompletionStage<List<Object>>> pages = new ArrayList<>();
         for (int from = 0; from < ids.size(); from += PAGE) {
-            List<String> args = new ArrayList<>(List.of(keys.commandPrefix()));
-            args.addAll(ids.subList(from, Math.min(ids.size(), from + PAGE)));
-            pages.add(HealthScripts.READ_SENT_AT.call(redis, ScriptOutputType.MULTI, new String[0],
-                    args.toArray(String[]::new)));
+            // The hashes it reads are its keys: on a cluster the call goes to their node (the namespace's slot).
+            String[] hashes = ids.subList(from, Math.min(ids.size(), from + PAGE)).stream().map(keys::command)
+                    .toArray(String[]::new);
+            pages.add(HealthScripts.READ_SENT_AT.call(redis, ScriptOutputType.MULTI, hashes));
         }
         for (CompletionStage<List<Object>> page : pages) {
             for (Object at : await(page)) {

@@ -43,7 +43,7 @@ final class OrphanWalk {
     Count step() {
         for (int i = 0; i < STEPS; i++) {
             List<Object> answer = Blocking.await(HealthScripts.COUNT_ORPHANS.<List<Object>>call(redis,
-                    ScriptOutputType.MULTI, new String[0], cursor, Integer.toString(PAGE), pattern,
+                    ScriptOutputType.MULTI, new String[] {keys.commandsQueued()}, cursor, Integer.toString(PAGE), pattern,
                     keys.commandPrefix(), keys.commandQueuePrefix(), keys.commandsInFlight("")), timeout);
             cursor = String.valueOf(answer.get(0));
             hashes += (Long) answer.get(1);

@@ -155,6 +155,47 @@ class RedisClusterIT {
     }
 
     @Test
+    void queueHealth_computesOnTheCluster_withACommandInFlight_andAnOrphan() throws Exception {
+        IngestionServer a = server("a", Map.of("ops.queue-health.interval", "200ms", "commands.reply-timeout", "60s"));
+        String imei = TestImeis.WIKI;
+        DeviceClient device = device(a, imei);
+        // A queued command in no queue: the orphan walk's SCAN must run on the namespace's node to find it.
+        redis.hset(NAMESPACE + "command:orphan-1", Map.of("id", "orphan-1", "imei", TestImeis.OTHER, "codec", "12",
+                "command", "getinfo", "status", "queued", "history", "[]",
+                "expires_at", Long.toString(System.currentTimeMillis() + 3_600_000)));
+        HttpResponse<String> posted = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + a.httpAddress().getPort() + "/api/v1/devices/" + imei + "/commands"))
+                .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"getinfo\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(posted.statusCode()).isEqualTo(202);
+        assertThat(device.readFrame()).as("sent, and never answered").isNotEmpty();
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode inFlight = queue(a, "inflight-commands");
+            assertThat(inFlight.get("size").asLong()).isEqualTo(1);
+            assertThat(inFlight.get("oldest_age_ms").asLong()).isPositive();
+            JsonNode pending = queue(a, "pending-commands");
+            assertThat(pending.get("orphans").asLong()).isEqualTo(1);
+            assertThat(pending.get("orphan_walk_complete").asBoolean()).isTrue();
+        });
+    }
+
+    private JsonNode queue(IngestionServer on, String name) throws Exception {
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + on.httpAddress().getPort() + "/api/v1/health/queues"))
+                .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        for (JsonNode q : json.readTree(answer.body()).get("queues")) {
+            if (q.get("queue").asText().equals(name)) {
+                return q;
+            }
+        }
+        throw new AssertionError("no queue " + name + " in " + answer.body());
+    }
+
+    @Test
     void aCommandPostedToOneServerReachesTheDeviceOnTheOther() throws Exception {
         IngestionServer a = server("a", Map.of());
         IngestionServer b = server("b", Map.of());
