@@ -83,7 +83,8 @@ public record HostileClientLimits(
                 fraction(c, "telemetry.backpressure.device-share"),
                 heldBytes(c),
                 intIn(c, "limits.max-accepts-per-network-per-second", 0, 10_000_000),
-                UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(), UdpAdmission.ANY.label())),
+                UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(),
+                        UdpAdmission.TCP_NETWORK.label(), UdpAdmission.ANY.label())),
                 udpRecordsPerSecond(c, decodeLimits),
                 intIn(c, "limits.max-accept-waiting-per-network", 0, 1_000_000),
                 intIn(c, "limits.max-accept-waiting", 1, 1_000_000));

@@ -382,8 +382,8 @@ class SettingsLoaderTest {
                     + " true or false",
             "DEVICE_ADMISSION | closed | DEVICE_ADMISSION=closed (teltonika.server.admission.mode): must be open or"
                     + " allow-list (any case)",
-            "UDP_ADMISSION | known | UDP_ADMISSION=known (teltonika.server.admission.udp): must be tcp-known or"
-                    + " any (any case)",
+            "UDP_ADMISSION | known | UDP_ADMISSION=known (teltonika.server.admission.udp): must be one of"
+                    + " tcp-known, tcp-network, any (any case)",
             "MAX_UDP_RECORDS_PER_SECOND | 200 | MAX_UDP_RECORDS_PER_SECOND=200"
                     + " (teltonika.server.limits.max-udp-records-per-second): must be 0 (no cap) or at least"
                     + " teltonika.server.limits.max-records-per-packet=255 (env MAX_RECORDS_PER_PACKET)",
