@@ -4,6 +4,11 @@ package org.fleetpipe.teltonika.server.admission;
 public enum UdpAdmission {
     /** Only IMEIs that logged in over TCP recently: their {@code device:info:{imei}} exists. */
     TCP_KNOWN("tcp-known"),
+    /**
+     * As TCP_KNOWN, and only from the source network (/24, /64) of the IMEI's current or last TCP
+     * session: a datagram spoofed from elsewhere naming a known IMEI is refused.
+     */
+    TCP_NETWORK("tcp-network"),
     /** Every IMEI not on the deny-list, as over TCP. */
     ANY("any");
 

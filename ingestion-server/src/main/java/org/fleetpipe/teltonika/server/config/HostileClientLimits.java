@@ -31,16 +31,19 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * @param maxDeviceMessagesPerMinute        unsolicited Codec 12/13/14/15 messages stored per connection
  *                                          and minute
  * @param maxDeviceMessageTextBytes         characters of a device message's text that are stored
- * @param maxAcceptsPerSecond               connections accepted per second by this instance, all
- *                                          device listeners together; 0 = no cap
+ * @param maxAcceptsPerSecond               connections handed on per second by this instance, all
+ *                                          device listeners together; more wait their turn; 0 = no cap
  * @param deviceRates                       what one device (IMEI) may send per second
  * @param deviceStreamShare                 share of the stream's budget one device may hold unread; 0 = off
  * @param maxHeldBytes                      bytes of held packets' records at once
- * @param maxAcceptsPerNetworkPerSecond     ... from one source network (/24, /64); more are closed at
- *                                          accept; 0 = no per-network share
+ * @param maxAcceptsPerNetworkPerSecond     ... from one source network (/24, /64); more wait their
+ *                                          turn; 0 = no per-network share
  * @param udpAdmission                      which IMEIs may send over UDP in open admission mode
  * @param maxUdpRecordsPerSecond            records this instance stores from UDP per second, all
  *                                          sources together; 0 = no cap
+ * @param maxAcceptWaitingPerNetwork        accepted connections of one source network that may wait
+ *                                          for their turn; more are closed at accept
+ * @param maxAcceptWaiting                  accepted connections that may wait in all
  */
 public record HostileClientLimits(
         int maxPreLoginConnections,
@@ -59,7 +62,9 @@ public record HostileClientLimits(
         long maxHeldBytes,
         int maxAcceptsPerNetworkPerSecond,
         UdpAdmission udpAdmission,
-        int maxUdpRecordsPerSecond) {
+        int maxUdpRecordsPerSecond,
+        int maxAcceptWaitingPerNetwork,
+        int maxAcceptWaiting) {
 
     static HostileClientLimits from(Config c, DecodeLimits decodeLimits) {
         return new HostileClientLimits(
@@ -78,8 +83,11 @@ public record HostileClientLimits(
                 fraction(c, "telemetry.backpressure.device-share"),
                 heldBytes(c),
                 intIn(c, "limits.max-accepts-per-network-per-second", 0, 10_000_000),
-                UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(), UdpAdmission.ANY.label())),
-                udpRecordsPerSecond(c, decodeLimits));
+                UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(),
+                        UdpAdmission.TCP_NETWORK.label(), UdpAdmission.ANY.label())),
+                udpRecordsPerSecond(c, decodeLimits),
+                intIn(c, "limits.max-accept-waiting-per-network", 0, 1_000_000),
+                intIn(c, "limits.max-accept-waiting", 1, 1_000_000));
     }
 
     private static DeviceRateSettings deviceRates(Config c, int maxFrameBytes) {

@@ -23,12 +23,15 @@ import java.util.Optional;
  *                                 the connection's start or the previous answer
  * @param healthPort               the health listener ({@code /health/*}, {@code /metrics}); 0 = a free port
  * @param healthMaxConnections     health port connections at once
+ * @param healthMaxConnectionsPerAddress health port connections at once from one source address;
+ *                                 past it (or past healthMaxConnections) the connection that waited
+ *                                 longest for a request gives way; 0 = no cap
  * @param apiToken                 the operator token; empty = generated at start and logged once
  * @param readToken                the read-only API token (GET only), if any
  */
 public record HttpSettings(int port, String bindAddress, int maxConnections, int maxConnectionsPerAddress,
                            Duration requestTimeout, int healthPort, int healthMaxConnections,
-                           Optional<String> apiToken, Optional<String> readToken) {
+                           int healthMaxConnectionsPerAddress, Optional<String> apiToken, Optional<String> readToken) {
 
     /** 32 characters: 128 bits as hex, far beyond guessing over HTTP. */
     static final int MIN_API_TOKEN_CHARS = 32;
@@ -37,7 +40,7 @@ public record HttpSettings(int port, String bindAddress, int maxConnections, int
     /** Copy with other ports; tests bind to 0 to get free ones. */
     HttpSettings withPorts(int api, int health) {
         return new HttpSettings(api, bindAddress, maxConnections, maxConnectionsPerAddress, requestTimeout, health,
-                healthMaxConnections, apiToken, readToken);
+                healthMaxConnections, healthMaxConnectionsPerAddress, apiToken, readToken);
     }
 
     static HttpSettings from(Config c, String deviceBindAddress) {
@@ -68,6 +71,7 @@ public record HttpSettings(int port, String bindAddress, int maxConnections, int
                 positive(c, "http.request-timeout"),
                 healthPort,
                 intIn(c, "http.health-max-connections", 1, 100_000),
+                intIn(c, "http.health-max-connections-per-address", 0, 100_000),
                 token.isEmpty() ? Optional.empty() : Optional.of(token),
                 readToken.isEmpty() ? Optional.empty() : Optional.of(readToken));
     }

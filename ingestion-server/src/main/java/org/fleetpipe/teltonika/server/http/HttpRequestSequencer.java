@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.OptionalLong;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -44,6 +45,8 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
     private boolean pullAgain;
     private boolean waitingForWritable;
     private boolean closing;
+    /** When the server began to wait for the client's next request (System.nanoTime). */
+    private long waitingSince = System.nanoTime();
 
     HttpRequestSequencer(RequestDeadline deadline) {
         this.deadline = deadline;
@@ -65,6 +68,19 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
             sequencer.disarmDeadline();
             sequencer.releaseQueued();
         }
+    }
+
+    /**
+     * Since when (System.nanoTime) {@code channel} has waited for its client to send a request, no
+     * part of one in and no answer owed; empty while a request is under way or the connection closing.
+     * Read on the channel's event loop.
+     */
+    static OptionalLong idleSince(Channel channel) {
+        HttpRequestSequencer sequencer = channel.attr(KEY).get();
+        if (sequencer == null || sequencer.closing || sequencer.inRequest || sequencer.awaitingAnswer) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(sequencer.waitingSince);
     }
 
     @Override
@@ -203,6 +219,7 @@ final class HttpRequestSequencer extends ChannelInboundHandlerAdapter {
     /** The time for the next request (or the rest of this one) starts now. */
     private void armDeadline() {
         disarmDeadline();
+        waitingSince = System.nanoTime();
         if (!closing && ctx.channel().isActive()) {
             deadlineTimer = deadline.arm(ctx, this::deadlinePassed);
         }

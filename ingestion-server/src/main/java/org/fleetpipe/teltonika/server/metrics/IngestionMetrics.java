@@ -37,6 +37,8 @@ public final class IngestionMetrics {
     private final Counter acceptsOverNetworkShare;
     private final Counter pings;
     private final Counter acceptPauses;
+    private final Counter acceptsWaitingFull;
+    private final Counter acceptsDeferred;
     private final Counter replicaShortfalls;
     private final Counter deviceRateDelayed;
     private final Counter deviceRateDropped;
@@ -59,11 +61,17 @@ public final class IngestionMetrics {
         }
         pings = Counter.builder("teltonika.pings.received").register(registry);
         acceptPauses = Counter.builder("teltonika.accept.pauses")
-                .description("times a device listener stopped accepting until the next tenth of a second "
-                        + "(MAX_ACCEPTS_PER_SECOND)").register(registry);
+                .description("times the device listeners stopped accepting: MAX_ACCEPT_WAITING connections waited "
+                        + "for their turn already").register(registry);
         acceptsOverNetworkShare = Counter.builder("teltonika.accept.refused").tag("reason", "network-share")
-                .description("connections closed as soon as accepted: their source network (/24, /64) was over "
-                        + "MAX_ACCEPTS_PER_NETWORK_PER_SECOND").register(registry);
+                .description("connections closed as soon as accepted: MAX_ACCEPT_WAITING_PER_NETWORK of their "
+                        + "source network (/24, /64) waited for their turn already").register(registry);
+        acceptsWaitingFull = Counter.builder("teltonika.accept.refused").tag("reason", "waiting-full")
+                .description("waiting connections closed to make room for another network's: MAX_ACCEPT_WAITING "
+                        + "waited, the most of them from their network").register(registry);
+        acceptsDeferred = Counter.builder("teltonika.accept.deferred")
+                .description("connections that waited for their turn (MAX_ACCEPTS_PER_SECOND, "
+                        + "MAX_ACCEPTS_PER_NETWORK_PER_SECOND) instead of being handed on at once").register(registry);
         udpOverBudget = Counter.builder("teltonika.udp.dropped").tag("reason", "write-budget")
                 .description("UDP datagrams dropped unacknowledged: the instance's UDP write budget "
                         + "(MAX_UDP_RECORDS_PER_SECOND) was used up").register(registry);
@@ -146,14 +154,26 @@ public final class IngestionMetrics {
         return Counter.builder("teltonika.connections.closed").tag("reason", reason).register(registry);
     }
 
-    /** A device listener stopped accepting for the rest of a tenth of a second (MAX_ACCEPTS_PER_SECOND). */
+    /** The device listeners stopped accepting: MAX_ACCEPT_WAITING connections wait for their turn. */
     public void acceptPaused() {
         acceptPauses.increment();
     }
 
-    /** A connection closed at accept: its network was over its share (MAX_ACCEPTS_PER_NETWORK_PER_SECOND). */
-    public void acceptRefusedForNetwork() {
-        acceptsOverNetworkShare.increment();
+    /** A connection waits for its turn (MAX_ACCEPTS_PER_SECOND, MAX_ACCEPTS_PER_NETWORK_PER_SECOND). */
+    public void acceptDeferred() {
+        acceptsDeferred.increment();
+    }
+
+    /** A connection closed by the accept pacer: {@code reason} "network-share" or "waiting-full". */
+    public void acceptRefused(String reason) {
+        ("waiting-full".equals(reason) ? acceptsWaitingFull : acceptsOverNetworkShare).increment();
+    }
+
+    /** Shows {@code count} as the accepted connections waiting for their turn. */
+    public void acceptWaiting(java.util.function.IntSupplier count) {
+        io.micrometer.core.instrument.Gauge.builder("teltonika.accept.waiting", count::getAsInt)
+                .description("connections accepted and waiting for their turn, unread (MAX_ACCEPT_WAITING)")
+                .register(registry);
     }
 
     /** A datagram dropped unacknowledged over the UDP write budget (MAX_UDP_RECORDS_PER_SECOND). */

@@ -11,6 +11,7 @@ import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.admission.RevocationListener;
 import org.fleetpipe.teltonika.server.admission.RevocationSweeper;
 import org.fleetpipe.teltonika.server.admission.TcpKnownImeis;
+import org.fleetpipe.teltonika.server.admission.TcpSessionNetworks;
 import org.fleetpipe.teltonika.server.admission.UdpAdmission;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.udp.UdpAdmissionGate;
@@ -65,13 +66,20 @@ public final class AdmissionPart implements Part {
         return refusals;
     }
 
-    /** In open mode with UDP_ADMISSION=tcp-known, only IMEIs that logged in over TCP; the allow-list decides otherwise. */
+    /**
+     * In open mode with UDP_ADMISSION=tcp-known, only IMEIs that logged in over TCP; with tcp-network,
+     * only from their TCP session's network; the allow-list decides otherwise.
+     */
     UdpAdmissionGate udpGate() {
         ServerSettings settings = shared.settings();
-        boolean tcpKnown = settings.devices().admission() == AdmissionMode.OPEN
-                && settings.devices().hostile().udpAdmission() == UdpAdmission.TCP_KNOWN;
+        UdpAdmission udp = settings.devices().admission() == AdmissionMode.OPEN
+                ? settings.devices().hostile().udpAdmission() : UdpAdmission.ANY;
         return new UdpAdmissionGate(admission,
-                tcpKnown ? new TcpKnownImeis(TcpKnownImeis.deviceInfoIn(redis.async(), redis.keys())) : null, newImeis);
+                udp == UdpAdmission.TCP_KNOWN ? new TcpKnownImeis(TcpKnownImeis.deviceInfoIn(redis.async(),
+                        redis.keys())) : null,
+                udp == UdpAdmission.TCP_NETWORK ? new TcpSessionNetworks(TcpSessionNetworks.remoteIn(redis.async(),
+                        redis.keys())) : null,
+                newImeis);
     }
 
     /** The lists as the operator API changes them. */

@@ -97,12 +97,31 @@ public final class DeviceListenersPart implements Part {
         if (perSecond <= 0 && perNetwork <= 0) {
             return null;
         }
-        return new AcceptRateLimit(perSecond, perNetwork, shared.metrics()::acceptPaused, remote -> {
-            shared.metrics().acceptRefusedForNetwork();
-            refusals.refused("accept/" + RefusalLog.networkKey(remote), "connections closed at accept "
-                    + "remote={} network={}: more than {} new connections per second from its network "
-                    + "(MAX_ACCEPTS_PER_NETWORK_PER_SECOND)", remote, RefusalLog.networkKey(remote), perNetwork);
-        });
+        AcceptRateLimit limit = new AcceptRateLimit(perSecond, perNetwork,
+                devices.hostile().maxAcceptWaitingPerNetwork(), devices.hostile().maxAcceptWaiting(),
+                new AcceptRateLimit.Events() {
+                    @Override
+                    public void deferred() {
+                        shared.metrics().acceptDeferred();
+                    }
+
+                    @Override
+                    public void paused() {
+                        shared.metrics().acceptPaused();
+                    }
+
+                    @Override
+                    public void refused(java.net.SocketAddress remote, String reason) {
+                        shared.metrics().acceptRefused(reason);
+                        refusals.refused("accept/" + RefusalLog.networkKey(remote), "connections closed at accept "
+                                + "remote={} network={} reason={}: its network had MAX_ACCEPT_WAITING_PER_NETWORK "
+                                + "connections waiting for their turn (network-share), or MAX_ACCEPT_WAITING waited "
+                                + "in all, the most of them from its network (waiting-full)", remote,
+                                RefusalLog.networkKey(remote), reason);
+                    }
+                });
+        shared.metrics().acceptWaiting(limit::waiting);
+        return limit;
     }
 
     /** Records from UDP per second, all sources together; a second's worth may come at once. */

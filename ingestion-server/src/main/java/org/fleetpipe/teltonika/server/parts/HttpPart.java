@@ -92,7 +92,8 @@ public final class HttpPart implements Part {
         // cap, or keeping its thread busy, never make Kubernetes restart the pod.
         healthThread = Transports.group(1, new DefaultThreadFactory("health", false));
         healthAddress = health.bind(healthThread, http.bindAddress(), http.healthPort(),
-                OperatorHttpServer.health(HttpConnections.health(http.healthMaxConnections(), shared.registry()),
+                OperatorHttpServer.health(HttpConnections.health(http.healthMaxConnections(),
+                                http.healthMaxConnectionsPerAddress(), shared.registry()),
                         readiness::check, scrape, readTimeout,
                         RequestDeadline.health(http.requestTimeout(), shared.registry())));
         LOG.info("operator API tokens: operator token={} read-only token={} (fingerprints: the first 8 hex digits"

@@ -4,98 +4,195 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.server.limits.AddressRateLimit;
 import org.fleetpipe.teltonika.server.limits.NetworkKey;
 
 /**
- * Caps the connections this instance accepts per second, across its device listeners: once a
- * tenth of a second has taken its share, a listener stops accepting until the next tenth. The
- * connections meanwhile wait in the kernel's accept queue (past it, in their own SYN retries)
- * instead of their logins taking the event loops and Redis from the devices already connected,
- * so a reconnect herd (a replica gone, a network blip) is let in at this pace.
+ * Paces the connections this instance takes on, across its device listeners: at most
+ * {@code perSecond} a second in all (a tenth's share per tenth of a second) and
+ * {@code perNetworkPerSecond} from one source network (/24, /64), so a reconnect herd's logins do
+ * not take the event loops and Redis from the devices already connected, and one network's connects
+ * do not take the pace from the others'.
  *
- * <p>Each source network (/24, /64) has its own, smaller share: a connection over it is closed as
- * soon as it is accepted, before it is registered or counted against the instance's pace, so one
- * host's bare connects cannot take the whole pace from everyone else's logins; they only cost an
- * accept and a close.
+ * <p>A connection over the pace is not closed (that would make the device back off and retry, a
+ * reconnect storm): it is accepted and waits, unregistered and unread, in its network's queue
+ * ({@link WaitingAccepts}), and the queues are let go in turn every tenth, so a login from a quiet
+ * network passes the next tenth whatever other networks send. Closing stays for what is abusive: a
+ * network with {@code maxWaitingPerNetwork} connections waiting already has the next one closed at
+ * once; when {@code maxWaiting} wait in all, a newcomer whose network holds its fair part of them
+ * (the bound over the networks waiting) is closed, another takes the place of the newest connection
+ * of the network with the most waiting, or, when none has more than its own, the listeners stop
+ * accepting until fewer wait (the rest waits in the kernel's accept queue). All of
+ * it runs on the accept thread the listeners share.
  */
 @ChannelHandler.Sharable
 public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
 
     private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Connections whose remote address is not an IP address queue together. */
+    private static final InetAddress NO_NETWORK = InetAddress.getLoopbackAddress();
+
+    /** What the pacer tells the metrics and the log. */
+    public interface Events {
+        /** A connection waits for its turn. */
+        void deferred();
+
+        /** The listeners stopped accepting: {@code maxWaiting} connections wait. */
+        void paused();
+
+        /** A connection closed by the pacer: {@code reason} "network-share" or "waiting-full". */
+        void refused(SocketAddress remote, String reason);
+    }
 
     private final int perSlice;
     private final AddressRateLimit perNetwork;
-    private final Runnable onPause;
-    private final Consumer<SocketAddress> onNetworkRefused;
-    private long sliceStart;
-    private int accepted;
-
-    /** {@code perSecond} at least 10 (a tenth's share is at least one); {@code onPause} counts the pauses. */
-    public AcceptRateLimit(int perSecond, Runnable onPause) {
-        this(perSecond, 0, onPause, remote -> { });
-    }
+    private final WaitingAccepts waiting;
+    private final Events events;
+    private long sliceStart = Long.MIN_VALUE;
+    private int handedOn;
+    private boolean tickScheduled;
+    /** The listeners paused because the waiting set is full. */
+    private final java.util.Set<Channel> paused = new java.util.HashSet<>();
 
     /**
-     * {@code perSecond}: 0 (no pace) or at least 10; {@code perNetworkPerSecond}: 0 (no share) or
-     * more; {@code onNetworkRefused} is told the remote address of each connection closed over its
-     * network's share.
+     * @param perSecond            0 (no pace in all) or at least 10
+     * @param perNetworkPerSecond  0 (no share per network) or more; a tenth of a second's burst
+     * @param maxWaitingPerNetwork connections of one network that may wait; more are closed
+     * @param maxWaiting           connections that may wait in all
      */
-    public AcceptRateLimit(int perSecond, int perNetworkPerSecond, Runnable onPause,
-                           Consumer<SocketAddress> onNetworkRefused) {
+    public AcceptRateLimit(int perSecond, int perNetworkPerSecond, int maxWaitingPerNetwork, int maxWaiting,
+                           Events events) {
+        this(perSecond, perNetworkPerSecond, maxWaitingPerNetwork, maxWaiting, events, System::nanoTime);
+    }
+
+    /** With {@code shareClock} for the networks' shares instead of {@link System#nanoTime()}, for tests. */
+    AcceptRateLimit(int perSecond, int perNetworkPerSecond, int maxWaitingPerNetwork, int maxWaiting, Events events,
+                    LongSupplier shareClock) {
         if (perSecond != 0 && perSecond < 10) {
             throw new IllegalArgumentException("at least 10 accepts a second, got " + perSecond);
         }
         this.perSlice = perSecond / 10;
-        this.perNetwork = new AddressRateLimit(Math.max(0, perNetworkPerSecond), Duration.ofSeconds(1));
-        this.onPause = onPause;
-        this.onNetworkRefused = onNetworkRefused;
-        this.sliceStart = Long.MIN_VALUE;
+        this.perNetwork = networkShare(perNetworkPerSecond, shareClock);
+        this.waiting = new WaitingAccepts(Math.max(0, maxWaitingPerNetwork), Math.max(1, maxWaiting));
+        this.events = events;
+    }
+
+    /**
+     * A network's share as a tenth of a second's burst, refilled evenly: handed on a second's burst at
+     * once, a network's connections would all be logging in together, past its cap of connections not
+     * logged in yet (MAX_PRE_LOGIN_CONNECTIONS_PER_ADDRESS), and closed there instead.
+     */
+    private static AddressRateLimit networkShare(int perSecond, LongSupplier clock) {
+        if (perSecond <= 0) {
+            return new AddressRateLimit(0, Duration.ofSeconds(1), clock);
+        }
+        int burst = Math.max(1, (perSecond + 9) / 10);
+        return new AddressRateLimit(burst, Duration.ofNanos(burst * 1_000_000_000L / perSecond), clock);
+    }
+
+    /** Connections accepted and waiting for their turn now. Any thread (a gauge); approximate. */
+    public int waiting() {
+        return waiting.size();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object child) {
-        if (child instanceof Channel connection && overNetworkShare(connection)) {
-            // Not registered yet: closed here, as Netty's acceptor closes a child it cannot register.
-            connection.unsafe().closeForcibly();
-            onNetworkRefused.accept(connection.remoteAddress());
-            return;
-        }
-        if (perSlice == 0) {
+        if (!(child instanceof Channel connection)) {
             ctx.fireChannelRead(child);
             return;
         }
-        // The loop's own clock, which its scheduled resume also runs by.
-        long resumeIn = take(ctx.executor().ticker().nanoTime());
-        ctx.fireChannelRead(child);
-        if (resumeIn > 0) {
-            Channel listener = ctx.channel();
-            if (listener.config().isAutoRead()) {
-                listener.config().setAutoRead(false);
-                onPause.run();
-                ctx.executor().schedule(() -> listener.config().setAutoRead(true), resumeIn, TimeUnit.NANOSECONDS);
-            }
+        InetAddress network = connection.remoteAddress() instanceof InetSocketAddress remote
+                && remote.getAddress() != null ? NetworkKey.of(remote.getAddress()) : NO_NETWORK;
+        long now = ctx.executor().ticker().nanoTime();
+        if (!waiting.has(network) && roomInAll(now) && perNetwork.tryAcquire(network)) {
+            handedOn++;
+            ctx.fireChannelRead(connection);
+            return;
         }
+        WaitingAccepts.Waiting entry = new WaitingAccepts.Waiting(ctx, connection);
+        switch (waiting.offer(network, entry)) {
+            case REFUSED -> {
+                refuse(connection, "network-share");
+                return;
+            }
+            case REFUSED_FULL -> {
+                refuse(connection, "waiting-full");
+                return;
+            }
+            case QUEUED_IN_PLACE -> refuse(waiting.displaced().connection(), "waiting-full");
+            case QUEUED_FULL -> pause(ctx.channel());
+            case QUEUED -> { }
+        }
+        events.deferred();
+        scheduleTick(ctx, now);
     }
 
-    private boolean overNetworkShare(Channel connection) {
-        return perNetwork.enabled() && connection.remoteAddress() instanceof InetSocketAddress remote
-                && !perNetwork.tryAcquire(NetworkKey.of(remote.getAddress()));
-    }
-
-    /** Counts one accept; returns how long until the next tenth when this one used up the share, else 0. */
-    private synchronized long take(long now) {
-        // Synchronized for listeners on different accept threads; the accept path is not a hot one.
+    /** Whether the pace in all has room in the tenth at {@code now}. */
+    private boolean roomInAll(long now) {
         if (sliceStart == Long.MIN_VALUE || now - sliceStart >= SLICE_NANOS) {
             sliceStart = now;
-            accepted = 0;
+            handedOn = 0;
         }
-        accepted++;
-        return accepted >= perSlice ? Math.max(1, sliceStart + SLICE_NANOS - now) : 0;
+        return perSlice == 0 || handedOn < perSlice;
+    }
+
+    private void scheduleTick(ChannelHandlerContext ctx, long now) {
+        if (tickScheduled) {
+            return;
+        }
+        tickScheduled = true;
+        long untilNextSlice = Math.max(1, sliceStart + SLICE_NANOS - now);
+        ctx.executor().schedule(() -> tick(ctx), untilNextSlice, TimeUnit.NANOSECONDS);
+    }
+
+    /** A tenth's turn: lets the waiting go, network by network, as far as the paces allow. */
+    private void tick(ChannelHandlerContext ctx) {
+        tickScheduled = false;
+        long now = ctx.executor().ticker().nanoTime();
+        waiting.release(Integer.MAX_VALUE, network -> roomInAll(now) && perNetwork.tryAcquire(network), w -> {
+            handedOn++;
+            if (w.listener().channel().isActive()) {
+                w.listener().fireChannelRead(w.connection());
+            } else {
+                w.connection().unsafe().closeForcibly();
+            }
+        });
+        if (!waiting.full() && !paused.isEmpty()) {
+            for (Channel listener : paused) {
+                listener.config().setAutoRead(true);
+            }
+            paused.clear();
+        }
+        if (waiting.size() > 0) {
+            scheduleTick(ctx, now);
+        }
+    }
+
+    private void pause(Channel listener) {
+        if (listener.config().isAutoRead()) {
+            listener.config().setAutoRead(false);
+            paused.add(listener);
+            events.paused();
+        }
+    }
+
+    private void refuse(Channel connection, String reason) {
+        // Not registered: closed here, as Netty's acceptor closes a child it cannot register.
+        connection.unsafe().closeForcibly();
+        events.refused(connection.remoteAddress(), reason);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        // The listener closed: its waiting connections will never be handed on.
+        waiting.removeAll(ctx, w -> w.connection().unsafe().closeForcibly());
+        paused.remove(ctx.channel());
+        ctx.fireChannelInactive();
     }
 }

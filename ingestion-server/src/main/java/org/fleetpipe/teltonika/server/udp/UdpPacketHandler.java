@@ -193,7 +193,8 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
             metrics.login(false, refused.reason);
             // Made-up IMEIs are many, their network one: one log line per network, not per IMEI.
             boolean byNetwork = refused.reason.equals(UdpAdmissionGate.NEW_IMEI_LIMIT)
-                    || refused.reason.equals(UdpAdmissionGate.NOT_TCP_KNOWN);
+                    || refused.reason.equals(UdpAdmissionGate.NOT_TCP_KNOWN)
+                    || refused.reason.equals(UdpAdmissionGate.NOT_TCP_NETWORK);
             String key = byNetwork ? RefusalLog.networkKey(sender) : imei.value();
             refusals.refused(refused.reason + "/" + key, "UDP datagram refused imei={} remote={} reason={}", imei,
                     sender, refused.reason);

@@ -382,8 +382,8 @@ class SettingsLoaderTest {
                     + " true or false",
             "DEVICE_ADMISSION | closed | DEVICE_ADMISSION=closed (teltonika.server.admission.mode): must be open or"
                     + " allow-list (any case)",
-            "UDP_ADMISSION | known | UDP_ADMISSION=known (teltonika.server.admission.udp): must be tcp-known or"
-                    + " any (any case)",
+            "UDP_ADMISSION | known | UDP_ADMISSION=known (teltonika.server.admission.udp): must be one of"
+                    + " tcp-known, tcp-network, any (any case)",
             "MAX_UDP_RECORDS_PER_SECOND | 200 | MAX_UDP_RECORDS_PER_SECOND=200"
                     + " (teltonika.server.limits.max-udp-records-per-second): must be 0 (no cap) or at least"
                     + " teltonika.server.limits.max-records-per-packet=255 (env MAX_RECORDS_PER_PACKET)",
@@ -446,7 +446,7 @@ class SettingsLoaderTest {
                 Map.of());
         assertThat(both.listeners().bindAddress()).isEqualTo("0.0.0.0");
         assertThat(both.http()).isEqualTo(new HttpSettings(8080, "127.0.0.1", 5, 16, Duration.ofSeconds(10), 8081, 16,
-                Optional.empty(), Optional.empty()));
+                4, Optional.empty(), Optional.empty()));
         assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("HTTP_BIND_ADDRESS", "intranet"), Map.of()))
                 .hasMessage("HTTP_BIND_ADDRESS=intranet (teltonika.server.http.bind-address): not an IP address");
     }
@@ -455,9 +455,10 @@ class SettingsLoaderTest {
     void load_whenHealthPortAndHttpLimitsSet_thenTheHttpSettingsHoldThem() {
         HttpSettings http = SettingsLoader.loadWithEnvironment(Map.of("HEALTH_PORT", "9091",
                 "HTTP_MAX_CONNECTIONS_PER_ADDRESS", "4", "HTTP_REQUEST_TIMEOUT", "3s", "HEALTH_MAX_CONNECTIONS", "2",
+                "HEALTH_MAX_CONNECTIONS_PER_ADDRESS", "1",
                 "API_TOKEN", "o".repeat(32), "API_TOKEN_READ", "r".repeat(32)), Map.of()).http();
 
-        assertThat(http).isEqualTo(new HttpSettings(8080, http.bindAddress(), 64, 4, Duration.ofSeconds(3), 9091, 2,
+        assertThat(http).isEqualTo(new HttpSettings(8080, http.bindAddress(), 64, 4, Duration.ofSeconds(3), 9091, 2, 1,
                 Optional.of("o".repeat(32)), Optional.of("r".repeat(32))));
         assertThat(SettingsLoader.load(Map.of()).withPorts(0, 0, 0, 0).http().healthPort()).as("tests bind to 0")
                 .isZero();

@@ -18,10 +18,10 @@ import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.junit.jupiter.api.Test;
 
 /**
- * A herd over MAX_ACCEPTS_PER_SECOND on real sockets: the connections wait in the kernel's accept
- * queue, are let in at the cap's pace, and every device logs in. One host's bare connects take only
- * its network's share of that pace (MAX_ACCEPTS_PER_NETWORK_PER_SECOND): a device of another network
- * logs in quickly beside them.
+ * A herd over MAX_ACCEPTS_PER_SECOND on real sockets: the connections wait for their turn, are let in
+ * at the cap's pace, and every device logs in. One host's bare connects take only its network's share
+ * of that pace (MAX_ACCEPTS_PER_NETWORK_PER_SECOND), and past MAX_ACCEPT_WAITING_PER_NETWORK waiting
+ * they are closed: a device of another network logs in quickly beside them.
  */
 @WithRedis
 class AcceptRateLimitIT {
@@ -50,8 +50,9 @@ class AcceptRateLimitIT {
 
             // A lower bound only: a slow machine takes longer, never shorter.
             assertThat(took).as("20 accepts at one a tenth of a second").isGreaterThanOrEqualTo(Duration.ofMillis(1_500));
-            assertThat(server.metrics().registry().get("teltonika.accept.pauses").counter().count())
-                    .isGreaterThanOrEqualTo(HERD / 2.0);
+            assertThat(server.metrics().registry().get("teltonika.accept.deferred").counter().count())
+                    .as("they waited their turn").isGreaterThanOrEqualTo(HERD / 2.0);
+            assertThat(ServerMeters.count(server, "teltonika.accept.refused", "reason", "network-share")).isZero();
         } finally {
             for (DeviceClient device : herd) {
                 device.close();
@@ -63,10 +64,10 @@ class AcceptRateLimitIT {
     @Test
     void bareConnectsFromOneHost_thenOnlyItsNetworksShare_andADeviceOfAnotherNetworkLogsInQuickly(RedisFixture redis)
             throws Exception {
-        // 50 a second in all, 10 a second per /24: without the share, 300 connects ahead of a login
-        // would take 6 s to get through.
+        // 50 a second in all, 10 a second per /24, 50 of a network waiting: without the share, 300
+        // connects ahead of a login would take 6 s to get through.
         IngestionServer server = ItServer.start(redis, false, Map.of("limits.max-accepts-per-second", 50,
-                "limits.max-accepts-per-network-per-second", 10));
+                "limits.max-accepts-per-network-per-second", 10, "limits.max-accept-waiting-per-network", 50));
         List<java.net.Socket> bare = new ArrayList<>();
         SteadyDevices steady = null;
         try {

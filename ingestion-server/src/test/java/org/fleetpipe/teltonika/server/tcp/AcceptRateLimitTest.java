@@ -4,106 +4,174 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class AcceptRateLimitTest {
 
     private final AtomicInteger pauses = new AtomicInteger();
-
-    @Test
-    void accepts_whenATenthTookItsShare_thenTheListenerPausesUntilTheNextTenth() {
-        EmbeddedChannel listener = frozenListener();
-
-        for (int i = 0; i < 4; i++) {
-            listener.writeInbound("connection " + i);
+    private final AtomicInteger deferred = new AtomicInteger();
+    private final List<String> refused = new ArrayList<>();
+    private final AtomicLong shareClock = new AtomicLong();
+    private final AcceptRateLimit.Events events = new AcceptRateLimit.Events() {
+        @Override
+        public void deferred() {
+            deferred.incrementAndGet();
         }
-        assertThat(listener.config().isAutoRead()).as("4 of the tenth's 5").isTrue();
-        listener.writeInbound("connection 4");
-        assertThat(listener.config().isAutoRead()).as("the tenth's fifth").isFalse();
-        assertThat(pauses).hasValue(1);
-        assertThat(listener.inboundMessages()).as("every accepted connection is handed on").hasSize(5);
 
-        listener.advanceTimeBy(99, TimeUnit.MILLISECONDS);
-        listener.runScheduledPendingTasks();
-        assertThat(listener.config().isAutoRead()).isFalse();
-        listener.advanceTimeBy(1, TimeUnit.MILLISECONDS);
-        listener.runScheduledPendingTasks();
-        assertThat(listener.config().isAutoRead()).as("the next tenth").isTrue();
-
-        listener.writeInbound("connection 5");
-        assertThat(listener.config().isAutoRead()).as("a new tenth's first").isTrue();
-        listener.finishAndReleaseAll();
-    }
-
-    @Test
-    void accepts_spreadOverTime_neverPause() {
-        EmbeddedChannel listener = frozenListener();
-        for (int i = 0; i < 30; i++) {
-            listener.writeInbound("connection " + i);
-            listener.advanceTimeBy(25, TimeUnit.MILLISECONDS);
+        @Override
+        public void paused() {
+            pauses.incrementAndGet();
         }
-        assertThat(pauses).hasValue(0);
-        assertThat(listener.config().isAutoRead()).isTrue();
-        listener.finishAndReleaseAll();
-    }
 
-    /** A listener capped at 50 a second (5 a tenth), on a clock that moves only when told. */
-    private EmbeddedChannel frozenListener() {
-        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(50, pauses::incrementAndGet));
+        @Override
+        public void refused(SocketAddress remote, String reason) {
+            refused.add(reason);
+        }
+    };
+
+    /** A listener paced at {@code perSecond} in all and {@code perNetwork} a network, on clocks that move only when told. */
+    private EmbeddedChannel listener(int perSecond, int perNetwork, int waitingPerNetwork, int waiting) {
+        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(perSecond, perNetwork, waitingPerNetwork,
+                waiting, events, shareClock::get));
         listener.freezeTime();
         return listener;
     }
 
-    @Test
-    void rate_belowTenASecond_isRefused() {
-        assertThatThrownBy(() -> new AcceptRateLimit(9, () -> { })).isInstanceOf(IllegalArgumentException.class);
+    private void advance(EmbeddedChannel listener, long millis) {
+        listener.advanceTimeBy(millis, TimeUnit.MILLISECONDS);
+        shareClock.addAndGet(TimeUnit.MILLISECONDS.toNanos(millis));
+        listener.runScheduledPendingTasks();
     }
 
     /** An accepted connection, not registered anywhere, from {@code address}. */
     private static EmbeddedChannel connectionFrom(String address) {
-        java.net.InetSocketAddress remote = new java.net.InetSocketAddress(address, 40000);
+        InetSocketAddress remote = new InetSocketAddress(address, 40000);
         return new EmbeddedChannel() {
             @Override
-            protected java.net.SocketAddress remoteAddress0() {
+            protected SocketAddress remoteAddress0() {
                 return remote;
             }
         };
     }
 
     @Test
-    void connections_overTheirNetworksShare_thenClosedAtOnce_notCountedAgainstThePace_othersHandedOn() {
-        java.util.List<java.net.SocketAddress> refused = new java.util.ArrayList<>();
-        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(1_000, 3, pauses::incrementAndGet,
-                refused::add));
-        listener.freezeTime();
-        java.util.List<EmbeddedChannel> noisy = new java.util.ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            EmbeddedChannel c = connectionFrom("10.0.0." + (1 + i % 5));
-            noisy.add(c);
-            listener.writeInbound(c);
+    void accepts_overATenthsShare_thenTheyWait_notClosed_andGoTheNextTenth() {
+        EmbeddedChannel listener = listener(50, 0, 100, 100);
+        List<EmbeddedChannel> herd = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            herd.add(connectionFrom("10.0.0.1"));
+            listener.writeInbound(herd.get(i));
         }
-        EmbeddedChannel device = connectionFrom("10.0.1.1");
-        listener.writeInbound(device);
+        assertThat(listener.inboundMessages()).as("the tenth's 5").hasSize(5);
+        assertThat(herd).allMatch(EmbeddedChannel::isOpen);
+        assertThat(deferred).hasValue(3);
+        assertThat(listener.config().isAutoRead()).as("still accepting").isTrue();
 
-        assertThat(noisy.stream().filter(EmbeddedChannel::isOpen).count()).as("the /24's share of 3").isEqualTo(3);
-        assertThat(refused).hasSize(7);
-        assertThat(device.isOpen()).as("another network has its own share").isTrue();
-        assertThat(listener.inboundMessages()).hasSize(4).contains(device);
-        assertThat(pauses).as("the 7 refused did not count against the 100 a tenth").hasValue(0);
+        advance(listener, 99);
+        assertThat(listener.inboundMessages()).hasSize(5);
+        advance(listener, 1);
+        assertThat(listener.inboundMessages()).as("the next tenth").hasSize(8);
+        assertThat(refused).isEmpty();
         listener.finishAndReleaseAll();
     }
 
     @Test
-    void networkShareAlone_withoutAPace_thenOnlyTheShareApplies() {
-        EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(0, 2, pauses::incrementAndGet,
-                remote -> { }));
-        for (int i = 0; i < 3; i++) {
-            listener.writeInbound(connectionFrom("10.0.0.1"));
+    void manyWaitingFromBusyNetworks_thenAQuietNetworksConnectionGoesInTheNextTenth() {
+        EmbeddedChannel listener = listener(50, 1_000, 100, 1_000);
+        for (int i = 0; i < 40; i++) {
+            listener.writeInbound(connectionFrom("10.0." + (i % 2) + ".1"));
         }
-        assertThat(listener.inboundMessages()).hasSize(2);
-        assertThat(listener.config().isAutoRead()).isTrue();
+        EmbeddedChannel quiet = connectionFrom("10.0.9.1");
+        listener.writeInbound(quiet);
+        assertThat(listener.inboundMessages()).hasSize(5).doesNotContain(quiet);
+
+        advance(listener, 100);
+        assertThat(listener.inboundMessages()).as("one of the next tenth's 5, in turn with the busy two")
+                .hasSize(10).contains(quiet);
         listener.finishAndReleaseAll();
+    }
+
+    @Test
+    void connections_overTheirNetworksShare_thenWait_andPastItsWaitingCapAreClosed_otherNetworksUnaffected() {
+        EmbeddedChannel listener = listener(1_000, 2, 3, 100);
+        List<EmbeddedChannel> noisy = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            noisy.add(connectionFrom("10.0.0." + (1 + i % 5)));
+            listener.writeInbound(noisy.get(i));
+        }
+        EmbeddedChannel device = connectionFrom("10.0.1.1");
+        listener.writeInbound(device);
+
+        assertThat(listener.inboundMessages()).as("the /24's share (2 a second: one each half second), and the"
+                + " other network").hasSize(2).contains(device);
+        assertThat(noisy.stream().filter(EmbeddedChannel::isOpen).count()).as("1 handed on, 3 waiting").isEqualTo(4);
+        assertThat(refused).containsOnly("network-share").hasSize(6);
+
+        for (int tenth = 0; tenth < 10; tenth++) {
+            advance(listener, 100);
+        }
+        assertThat(listener.inboundMessages()).as("a second later: 2 of the 3 waiting").hasSize(4);
+        for (int tenth = 0; tenth < 5; tenth++) {
+            advance(listener, 100);
+        }
+        assertThat(listener.inboundMessages()).hasSize(5);
+        listener.finishAndReleaseAll();
+    }
+
+    @Test
+    void waitingFull_thenANewcomerTakesTheBusiestNetworksNewestPlace_elseTheListenerPausesUntilFewerWait() {
+        EmbeddedChannel listener = listener(10, 0, 100, 4);
+        listener.writeInbound(connectionFrom("10.0.1.1"));
+        for (int i = 0; i < 4; i++) {
+            listener.writeInbound(connectionFrom("10.0.2.1"));
+        }
+        // Four wait, all of 10.0.2.0/24: three other networks' newcomers each take one of its places.
+        for (int net = 5; net <= 7; net++) {
+            listener.writeInbound(connectionFrom("10.0." + net + ".1"));
+        }
+        assertThat(refused).as("the busiest network's newest gave way").containsExactly("waiting-full",
+                "waiting-full", "waiting-full");
+        assertThat(listener.config().isAutoRead()).isTrue();
+
+        // One each of four networks wait: no network has more than a newcomer's would.
+        listener.writeInbound(connectionFrom("10.0.8.1"));
+        assertThat(listener.config().isAutoRead()).as("no room to make: the kernel's queue holds the rest").isFalse();
+        assertThat(pauses).hasValue(1);
+        assertThat(refused).hasSize(3);
+        // One that was accepted meanwhile, of a network holding its fair part of the bound already.
+        listener.writeInbound(connectionFrom("10.0.7.2"));
+        assertThat(refused).hasSize(4);
+
+        advance(listener, 100);
+        assertThat(listener.inboundMessages()).as("one a tenth").hasSize(2);
+        assertThat(listener.config().isAutoRead()).as("still four waiting").isFalse();
+        advance(listener, 100);
+        assertThat(listener.config().isAutoRead()).as("fewer wait than the bound").isTrue();
+        listener.finishAndReleaseAll();
+    }
+
+    @Test
+    void listenerClosed_thenItsWaitingConnectionsAreClosed() {
+        EmbeddedChannel listener = listener(10, 0, 100, 100);
+        List<EmbeddedChannel> herd = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            herd.add(connectionFrom("10.0.0.1"));
+            listener.writeInbound(herd.get(i));
+        }
+        listener.close();
+        assertThat(herd.subList(1, 3)).noneMatch(EmbeddedChannel::isOpen);
+        listener.finishAndReleaseAll();
+    }
+
+    @Test
+    void rate_belowTenASecond_isRefused() {
+        assertThatThrownBy(() -> new AcceptRateLimit(9, 0, 1, 1, events)).isInstanceOf(IllegalArgumentException.class);
     }
 }
