@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.server.http;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
@@ -89,8 +90,9 @@ final class HttpRequestGate extends ChannelInboundHandlerAdapter {
         }
         // No token here, so no body either: nothing a client sends is buffered before a token check.
         if (!request.method().equals(HttpMethod.GET)) {
+            // RFC 9110: a 405 names the methods the path has, as the API's 405s do.
             HttpResponses.error(ctx, keepAlive, HttpResponseStatus.METHOD_NOT_ALLOWED, "method-not-allowed",
-                    "only GET is served at " + path);
+                    "only GET is served at " + path, new DefaultHttpHeaders().set(HttpHeaderNames.ALLOW, "GET"));
             return true;
         }
         if (hasBody) {

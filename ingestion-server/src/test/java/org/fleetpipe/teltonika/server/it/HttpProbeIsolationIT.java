@@ -270,9 +270,23 @@ class HttpProbeIsolationIT {
                 String answer = answerThenEnd(attacker);
                 assertThat(answer).as(c[0]).startsWith("HTTP/1.1 " + c[1]).contains("\"error\":\"" + c[2] + "\"")
                         .contains("connection: close");
+                if (c[1].equals("405")) {
+                    assertThat(answer).as("%s: a 405 names what the path takes", c[0]).containsIgnoringCase("allow: GET");
+                }
             }
         }
         assertThat(exchange(api(), get("/health/live"))).as("a plain GET still").startsWith("HTTP/1.1 200");
         steady.assertServed(10);
+    }
+
+    @Test
+    void probePaths_withAnotherMethod_are405WithAllow_onBothPorts(RedisFixture redis) throws Exception {
+        start(redis, Map.of());
+        for (InetSocketAddress port : List.of(api(), health())) {
+            for (String path : List.of("/health/live", "/health/ready", "/metrics")) {
+                String answer = exchange(port, "POST " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                assertThat(answer).as("POST %s", path).startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET");
+            }
+        }
     }
 }
