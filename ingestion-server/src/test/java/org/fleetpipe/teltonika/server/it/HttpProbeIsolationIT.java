@@ -271,7 +271,8 @@ class HttpProbeIsolationIT {
                 assertThat(answer).as(c[0]).startsWith("HTTP/1.1 " + c[1]).contains("\"error\":\"" + c[2] + "\"")
                         .contains("connection: close");
                 if (c[1].equals("405")) {
-                    assertThat(answer).as("%s: a 405 names what the path takes", c[0]).containsIgnoringCase("allow: GET");
+                    assertThat(answer).as("%s: a 405 names what the path takes", c[0])
+                            .containsIgnoringCase("allow: GET");
                 }
             }
         }
