@@ -18,6 +18,8 @@ import org.fleetpipe.teltonika.server.capture.CaptureSettings;
  *                          allow-list), for a message that was lost
  * @param maxQueuedFrames   frames a device may send ahead while its previous packet is written
  * @param maxUdpInFlight    datagrams written at once before the UDP socket stops reading
+ * @param frameTimeout      a frame begun after the login must be whole within this, else it is dead-lettered
+ *                          and the connection closed
  * @param deviceInfoTtl     lifetime of device:info:{imei} once the device stored records
  * @param hostile           the bounds against hosts without credentials and misbehaving devices
  * @param capture           the bounds of the support captures
@@ -26,8 +28,8 @@ public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Dur
                              Duration denySweepInterval, int maxConnections, int maxConnectionsPerAddress,
                              int maxNewConnectionsPerAddressPerSecond, DecodeLimits decodeLimits,
                              int maxQueuedFrames, int maxUdpInFlight, Duration loginTimeout,
-                             Duration readIdleTimeout, Duration deviceInfoTtl, HostileClientLimits hostile,
-                             CaptureSettings capture) {
+                             Duration readIdleTimeout, Duration frameTimeout, Duration deviceInfoTtl,
+                             HostileClientLimits hostile, CaptureSettings capture) {
 
     static DeviceSettings from(Config c) {
         DecodeLimits limits = decodeLimits(c);
@@ -44,6 +46,7 @@ public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Dur
                 intIn(c, "limits.max-udp-in-flight", 1, 1_000_000),
                 positive(c, "timeouts.login"),
                 positive(c, "timeouts.read-idle"),
+                positive(c, "timeouts.frame"),
                 positive(c, "registry.device-info-ttl"),
                 HostileClientLimits.from(c, limits),
                 new CaptureSettings(positive(c, "capture.max-duration"), intIn(c, "capture.max-captures", 1, 100_000),

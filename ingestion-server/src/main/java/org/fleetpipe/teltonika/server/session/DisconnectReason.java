@@ -6,6 +6,8 @@ public enum DisconnectReason {
     LOGIN_REFUSED("login-refused"),
     LOGIN_TIMEOUT("login-timeout"),
     IDLE_TIMEOUT("idle-timeout"),
+    /** A frame begun and not finished within FRAME_TIMEOUT. */
+    FRAME_TIMEOUT("frame-timeout"),
     PROTOCOL_VIOLATION("protocol-violation"),
     REJECTED_FRAME("rejected-frame"),
     TOO_MANY_QUEUED_FRAMES("too-many-queued-frames"),

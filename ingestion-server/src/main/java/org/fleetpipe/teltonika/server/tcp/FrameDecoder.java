@@ -3,7 +3,10 @@ package org.fleetpipe.teltonika.server.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.CodecException;
 import org.fleetpipe.teltonika.codec.frame.Frame;
 import org.fleetpipe.teltonika.codec.frame.LoginFrame;
@@ -16,7 +19,9 @@ import org.fleetpipe.teltonika.server.session.DeviceSession;
  * Before login only one login frame may come, after at most {@value #MAX_KEEP_ALIVES_BEFORE_LOGIN}
  * keep-alive bytes ({@code 0xFF}, which real trackers send before their IMEI): more keep-alives, a
  * data frame's preamble or anything behind the login frame closes the connection on its first
- * bytes, so nothing but a login is ever buffered for a connection that has not logged in.
+ * bytes, so nothing but a login is ever buffered for a connection that has not logged in. After the
+ * login a frame begun must be whole within the frame timeout, so nobody holds a buffer by sending a
+ * frame a byte at a time (the read-idle timeout alone would let a byte a minute do it).
  */
 final class FrameDecoder extends ByteToMessageDecoder {
 
@@ -26,13 +31,16 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
     private final TcpFrameReader reader;
     private final FrameRejector rejector;
+    private final Duration frameTimeout;
+    private ScheduledFuture<?> frameDeadline;
     private boolean failed;
     private boolean loginRead;
     private int keepAlivesBeforeLogin;
 
-    FrameDecoder(TcpFrameReader reader, FrameRejector rejector) {
+    FrameDecoder(TcpFrameReader reader, FrameRejector rejector, Duration frameTimeout) {
         this.reader = reader;
         this.rejector = rejector;
+        this.frameTimeout = frameTimeout;
     }
 
     @Override
@@ -41,7 +49,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
-        if (!DeviceSession.of(ctx.channel()).isLoggedIn()) {
+        boolean loggedIn = DeviceSession.of(ctx.channel()).isLoggedIn();
+        if (!loggedIn) {
             String refusal = beforeLogin(in);
             if (refusal != null) {
                 failed = true;
@@ -56,6 +65,11 @@ final class FrameDecoder extends ByteToMessageDecoder {
             if (frame != null) {
                 loginRead |= frame instanceof LoginFrame;
                 out.add(frame);
+                stopFrameDeadline();
+            } else if (loggedIn && in.isReadable() && frameDeadline == null) {
+                // A frame has begun: the time it may take counts from its first bytes.
+                frameDeadline = ctx.executor().schedule(() -> frameTimedOut(ctx), frameTimeout.toNanos(),
+                        TimeUnit.NANOSECONDS);
             }
         } catch (CodecException e) {
             failed = true;
@@ -67,6 +81,40 @@ final class FrameDecoder extends ByteToMessageDecoder {
                 rest.release();
             }
         }
+    }
+
+    private void frameTimedOut(ChannelHandlerContext ctx) {
+        frameDeadline = null;
+        ByteBuf buffered = internalBuffer();
+        if (failed || !buffered.isReadable() || !ctx.channel().isActive()) {
+            return;
+        }
+        failed = true;
+        // Taken out of the cumulation, and kept alive, before the close can release it.
+        ByteBuf partial = buffered.readRetainedSlice(buffered.readableBytes());
+        try {
+            rejector.incomplete(ctx.channel(), partial, frameTimeout);
+        } finally {
+            partial.release();
+        }
+    }
+
+    private void stopFrameDeadline() {
+        if (frameDeadline != null) {
+            frameDeadline.cancel(false);
+            frameDeadline = null;
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        stopFrameDeadline();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        stopFrameDeadline();
     }
 
     /** Why these bytes may not come before login, or null when they may start a login frame. */

@@ -56,6 +56,22 @@ final class FrameRejector {
     }
 
     /**
+     * A frame begun and not finished in time: counted and dead-lettered as {@code frame-timeout}
+     * with its bytes so far, then closed. {@code partial} is read, not released.
+     */
+    void incomplete(Channel channel, ByteBuf partial, java.time.Duration timeout) {
+        String reason = DisconnectReason.FRAME_TIMEOUT.label();
+        String detail = partial.readableBytes() + " bytes of a frame not finished within " + timeout
+                + " (FRAME_TIMEOUT)";
+        metrics.frameRejected(reason);
+        DeviceSession session = DeviceSession.of(channel);
+        InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        CaptureTaps.rejected(channel, partial, reason, false);
+        deadLetters.record(FrameOrigin.loggedIn(address, session.imeiText()), reason, detail, partial);
+        Disconnector.close(channel, DisconnectReason.FRAME_TIMEOUT, detail);
+    }
+
+    /**
      * Bytes that may not come before login (a ping, a data frame): counted and closed, not
      * dead-lettered, since they say nothing about a device and anyone can send them.
      */

@@ -76,7 +76,7 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
             ssl.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
             p.addLast(HandlerNames.TLS, ssl);
         }
-        p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector));
+        p.addLast(HandlerNames.FRAMES, new FrameDecoder(frameReader, rejector, s.devices().frameTimeout()));
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.devices().maxQueuedFrames(), services.metrics()));
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.devices().imeiLuhnCheck(), s.devices().readIdleTimeout().toMillis(),
                 services.sessions(), services.registry(), services.commands(), services.admission(),
