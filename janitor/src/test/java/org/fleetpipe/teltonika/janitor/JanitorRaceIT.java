@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class JanitorRaceIT {
 
-    private static final int TRIALS = 10_000;
+    private static final int TRIALS = 3_000;
     private static final int DEVICES = 8;
     private static final String LIVE = "live-1";
     private static final String DEAD = "dead-2";
