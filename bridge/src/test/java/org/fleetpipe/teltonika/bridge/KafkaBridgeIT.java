@@ -65,6 +65,8 @@ class KafkaBridgeIT {
                 assertThat(times).hasSize(50);
                 times.forEach((imei, ts) -> assertThat(ts).as(imei).hasSize(40).isSorted().doesNotHaveDuplicates());
                 assertThat(bridge.registry().find("teltonika_bridge_delivered").counter().count()).isEqualTo(2000);
+                assertThat(bridge.registry().find("teltonika_bridge_delivery_delay").timer().count())
+                        .as("one delay per confirmed record").isEqualTo(2000);
             }
         }
     }

@@ -220,6 +220,7 @@ final class Lane implements Runnable {
                     done.add(entry.ref());
                 } else {
                     delivered++;
+                    metrics.deliveryDelay(record.rxMillis());
                     done.add(entry.ref());
                 }
             }

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -21,6 +22,7 @@ public final class BridgeMetrics {
     private final Counter claimed;
     private final Counter splits;
     private final Timer sinkLatency;
+    private final Timer deliveryDelay;
     private final AtomicLong failingSince = new AtomicLong();
     private final AtomicLong refusingSince = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger holdingForDeadLetterRoom =
@@ -57,6 +59,11 @@ public final class BridgeMetrics {
         sinkLatency = Timer.builder("teltonika_bridge_sink_latency").description("Time for the sink to answer a batch")
                 .tags(tags).publishPercentileHistogram().maximumExpectedValue(Duration.ofSeconds(60))
                 .register(registry);
+        deliveryDelay = Timer.builder("teltonika_bridge_delivery_delay")
+                .description("From the server's reception of a record (rx) to the sink's confirmation: how late"
+                        + " the platform sees it").tags(tags).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
+                .register(registry);
         Gauge.builder("teltonika_bridge_in_flight", inFlight).description("Entries read and not yet acknowledged")
                 .tags(tags).register(registry);
         Gauge.builder("teltonika_bridge_sink_failing", failingSince, since -> since.get() == 0 ? 0 : 1)
@@ -77,6 +84,13 @@ public final class BridgeMetrics {
         Gauge.builder("teltonika_bridge_partitions_held", partitionsHeld, AtomicLong::get)
                 .description("Telemetry partitions this replica holds the lease of (0: a standby)")
                 .tags(tags).register(registry);
+    }
+
+    /** A record the sink confirmed now, received by the server at {@code rxMillis} (-1: unknown, not counted). */
+    public void deliveryDelay(long rxMillis) {
+        if (rxMillis > 0) {
+            deliveryDelay.record(Math.max(0, System.currentTimeMillis() - rxMillis), TimeUnit.MILLISECONDS);
+        }
     }
 
     public void delivered(int records) {

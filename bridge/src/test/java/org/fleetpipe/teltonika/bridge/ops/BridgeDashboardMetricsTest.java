@@ -40,12 +40,13 @@ class BridgeDashboardMetricsTest {
         assertThat(queried).contains("teltonika_bridge_delivered_total", "teltonika_bridge_retried_total",
                 "teltonika_bridge_dead_lettered_total", "teltonika_bridge_duplicates_total",
                 "teltonika_bridge_in_flight", "teltonika_bridge_lag_seconds",
-                "teltonika_bridge_sink_latency_seconds_bucket", "teltonika_bridge_claimed_total");
+                "teltonika_bridge_sink_latency_seconds_bucket", "teltonika_bridge_claimed_total",
+                "teltonika_bridge_delivery_delay_seconds_bucket");
         Set<String> alerted = new TreeSet<>();
         // Every name anywhere in the rules file (expressions, descriptions, comments) must be real.
         collect(Files.readString(RULES), alerted);
         assertThat(alerted).contains("teltonika_bridge_lag_seconds", "teltonika_bridge_dead_lettered_total",
-                "teltonika_bridge_sink_failing");
+                "teltonika_bridge_sink_failing", "teltonika_bridge_delivery_delay_seconds_bucket");
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         BridgeMetrics metrics = new BridgeMetrics(registry, "http", "g", () -> 0);
@@ -55,6 +56,7 @@ class BridgeDashboardMetricsTest {
         metrics.refused();
         metrics.malformed();
         metrics.sinkAnswered(1_000_000);
+        metrics.deliveryDelay(System.currentTimeMillis() - 1_500);
         metrics.lag(1, 1_000);
         String scrape = registry.scrape();
 
