@@ -38,7 +38,7 @@ public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Dur
                         AdmissionMode.ALLOW_LIST.label())),
                 positive(c, "admission.refusal-log-interval"),
                 positive(c, "admission.deny-sweep-interval"),
-                intIn(c, "limits.max-connections", 1, 10_000_000),
+                maxConnections(c, Runtime.getRuntime().maxMemory()),
                 intIn(c, "limits.max-connections-per-address", 0, 10_000_000),
                 intIn(c, "limits.max-new-connections-per-address-per-second", 0, 10_000_000),
                 limits,
@@ -52,6 +52,24 @@ public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Dur
                 new CaptureSettings(positive(c, "capture.max-duration"), intIn(c, "capture.max-captures", 1, 100_000),
                         positive(c, "capture.retention"),
                         SettingValues.longIn(c, "capture.max-bytes", 4096, 1L << 30)));
+    }
+
+    /** {@code auto}: what this JVM's heap holds (ConnectionBudget); a number must fit the same budget. */
+    static int maxConnections(Config c, long maxHeapBytes) {
+        String key = "limits.max-connections";
+        if (SettingValues.string(c, key).trim().equalsIgnoreCase("auto")) {
+            return ConnectionBudget.auto(maxHeapBytes);
+        }
+        int wanted = intIn(c, key, 1, 10_000_000);
+        int fitting = ConnectionBudget.fitting(maxHeapBytes);
+        if (wanted > fitting) {
+            throw SettingValues.refuse(c, key, wanted + " connections need about "
+                    + (long) wanted * ConnectionBudget.BYTES_PER_CONNECTION * 2 / (1024 * 1024) + " MiB of heap ("
+                    + ConnectionBudget.BYTES_PER_CONNECTION / 1024 + " KiB each, in half the heap), and this JVM has "
+                    + maxHeapBytes / (1024 * 1024) + " MiB: at most " + fitting + " here; give the JVM more heap"
+                    + " (-Xmx, -XX:MaxRAMPercentage), add replicas, or use auto");
+        }
+        return wanted;
     }
 
     private static DecodeLimits decodeLimits(Config c) {

@@ -75,7 +75,8 @@ class SettingsLoaderTest {
                 ref.getInt("limits.max-io-per-record"),
                 ref.getInt("limits.max-variable-io-bytes"),
                 DecodeLimits.DEFAULTS.maxLoginBytes()));
-        assertThat(s.devices().maxConnections()).isEqualTo(ref.getInt("limits.max-connections"));
+        assertThat(ref.getString("limits.max-connections")).isEqualTo("auto");
+        assertThat(s.devices().maxConnections()).isEqualTo(ConnectionBudget.auto(Runtime.getRuntime().maxMemory()));
         assertThat(ref.getInt("io-threads")).isZero();
         assertThat(s.listeners().ioThreadCount()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(s.devices().maxQueuedFrames()).isEqualTo(ref.getInt("limits.max-queued-frames"));
@@ -600,5 +601,21 @@ class SettingsLoaderTest {
                 .resolveWith(ConfigFactory.empty(), ConfigResolveOptions.noSystem());
 
         assertThat(resolved.entrySet()).as("every substitution is optional").isEmpty();
+    }
+
+    @Test
+    void maxConnections_autoFitsTheHeap_andANumberOverTheBudgetIsRefusedNamingWhatFits() {
+        long heap512 = 512L * 1024 * 1024;
+        assertThat(ConnectionBudget.auto(heap512)).as("a 1 GiB pod's heap").isEqualTo(32_768);
+        assertThat(ConnectionBudget.auto(8L * 1024 * 1024 * 1024)).as("never past the old cap").isEqualTo(50_000);
+        assertThat(ConnectionBudget.auto(256L * 1024 * 1024)).isEqualTo(16_384);
+        Config auto = ConfigFactory.parseMap(Map.of("limits.max-connections", "AUTO"));
+        assertThat(DeviceSettings.maxConnections(auto, heap512)).isEqualTo(32_768);
+        Config fits = ConfigFactory.parseMap(Map.of("limits.max-connections", 32_768));
+        assertThat(DeviceSettings.maxConnections(fits, heap512)).isEqualTo(32_768);
+        Config tooMany = ConfigFactory.parseMap(Map.of("limits.max-connections", 50_000));
+        assertThatThrownBy(() -> DeviceSettings.maxConnections(tooMany, heap512))
+                .isInstanceOf(SettingsException.class).hasMessageContaining("MAX_CONNECTIONS")
+                .hasMessageContaining("781 MiB").hasMessageContaining("512 MiB").hasMessageContaining("at most 32768");
     }
 }
