@@ -34,7 +34,8 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * @param maxAcceptsPerSecond               connections accepted per second by this instance, all
  *                                          device listeners together; 0 = no cap
  * @param deviceRates                       what one device (IMEI) may send per second
- * @param deviceStreamShare                 share of the stream's budget one device may hold unread; 0 = off
+ * @param fairShareFrom                     share of the stream's cap from which its room is divided fairly
+ *                                          among networks and devices; 1 = never
  * @param maxHeldBytes                      bytes of held packets' records at once
  * @param maxAcceptsPerNetworkPerSecond     ... from one source network (/24, /64); more are closed at
  *                                          accept; 0 = no per-network share
@@ -55,7 +56,7 @@ public record HostileClientLimits(
         int maxDeviceMessageTextBytes,
         int maxAcceptsPerSecond,
         DeviceRateSettings deviceRates,
-        double deviceStreamShare,
+        double fairShareFrom,
         long maxHeldBytes,
         int maxAcceptsPerNetworkPerSecond,
         UdpAdmission udpAdmission,
@@ -75,7 +76,7 @@ public record HostileClientLimits(
                 intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024),
                 acceptsPerSecond(c),
                 deviceRates(c, decodeLimits.maxFrameBytes()),
-                fraction(c, "telemetry.backpressure.device-share"),
+                fairShareFrom(c),
                 heldBytes(c),
                 intIn(c, "limits.max-accepts-per-network-per-second", 0, 10_000_000),
                 UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(), UdpAdmission.ANY.label())),
@@ -96,6 +97,15 @@ public record HostileClientLimits(
                     + ", " + maxFrameBytes + ", got " + bytesBurst);
         }
         return new DeviceRateSettings(records, recordsBurst, bytes, bytesBurst);
+    }
+
+    private static double fairShareFrom(Config c) {
+        double from = fraction(c, "telemetry.backpressure.fair-share-from");
+        if (from < 0.1) {
+            // Below it the shares would hold devices while the stream is nearly empty.
+            throw refuse(c, "telemetry.backpressure.fair-share-from", "must be at least 0.1 (1 = never), got " + from);
+        }
+        return from;
     }
 
     private static long heldBytes(Config c) {
