@@ -22,6 +22,7 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * @param maxPreLoginConnectionsPerAddress  ... per source network (/24, /64); 0 = no per-network cap
  * @param maxNewImeisPerAddressPerMinute    IMEIs new to the fleet that one source network (/24, /64)
  *                                          may bring in per minute (open mode); 0 = no limit
+ * @param maxNewImeisBurstPerAddress        ... at once (a cutover), refilled at the rate above
  * @param deviceInfoTtlBeforeRecords        lifetime of device:info:{imei} until the device stored a record
  * @param deadLettersPerSecond              frames stored in dlq:frames per second, in all
  * @param deadLettersPerAddressPerMinute    ... per source address and minute
@@ -47,6 +48,7 @@ public record HostileClientLimits(
         int maxPreLoginConnections,
         int maxPreLoginConnectionsPerAddress,
         int maxNewImeisPerAddressPerMinute,
+        int maxNewImeisBurstPerAddress,
         Duration deviceInfoTtlBeforeRecords,
         int deadLettersPerSecond,
         int deadLettersPerAddressPerMinute,
@@ -67,6 +69,7 @@ public record HostileClientLimits(
                 intIn(c, "limits.max-pre-login-connections", 1, 10_000_000),
                 intIn(c, "limits.max-pre-login-connections-per-address", 0, 10_000_000),
                 intIn(c, "limits.max-new-imeis-per-address-per-minute", 0, 10_000_000),
+                newImeisBurst(c),
                 positive(c, "registry.device-info-ttl-before-records"),
                 intIn(c, "dead-letters.max-per-second", 1, 1_000_000),
                 intIn(c, "dead-letters.max-per-address-per-minute", 1, 1_000_000),
@@ -97,6 +100,16 @@ public record HostileClientLimits(
                     + ", " + maxFrameBytes + ", got " + bytesBurst);
         }
         return new DeviceRateSettings(records, recordsBurst, bytes, bytesBurst);
+    }
+
+    private static int newImeisBurst(Config c) {
+        int burst = intIn(c, "limits.max-new-imeis-burst-per-address", 1, 10_000_000);
+        int perMinute = intIn(c, "limits.max-new-imeis-per-address-per-minute", 0, 10_000_000);
+        if (burst < perMinute) {
+            throw refuse(c, "limits.max-new-imeis-burst-per-address", "must not be less than "
+                    + typed(c, "limits.max-new-imeis-per-address-per-minute") + ", " + perMinute + ", got " + burst);
+        }
+        return burst;
     }
 
     private static double fairShareFrom(Config c) {
