@@ -124,13 +124,17 @@ class NewImeiCutoverIT {
                 String.format("%.1f", minutes * 60), bound);
         assertThat(admitted).isBetween((long) burst, bound);
         long keys = 0;
+        long bytes = 0;
         for (int i = 0; i < sprayed; i++) {
-            long ttl = redisView.redis().pttl("device:info:" + TestImeis.numbered(200_000 + i));
+            String key = "device:info:" + TestImeis.numbered(200_000 + i);
+            long ttl = redisView.redis().pttl(key);
             if (ttl != -2) {
                 keys++;
+                bytes += redisView.redis().memoryUsage(key);
                 assertThat(ttl).as("no record stored: the short TTL").isBetween(1L, beforeRecords.toMillis());
             }
         }
+        LOG.info("spray: {} device:info keys, {} bytes of Redis memory (MEMORY USAGE)", keys, bytes);
         assertThat(keys).as("a key only for those let in").isEqualTo(admitted);
     }
 }
