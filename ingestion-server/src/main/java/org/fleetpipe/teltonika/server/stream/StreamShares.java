@@ -27,7 +27,8 @@ import org.fleetpipe.teltonika.codec.Imei;
  * network's use is the sum of its devices'. With several instances each divides its own part of the
  * threshold (its estimates over the stream's unread entries) among what it sees. The levels are
  * computed on the retention pass, and once more as soon as the writes since the pass take the stream
- * past the threshold; a packet only compares its device's and network's counts with them.
+ * past the threshold; a packet only compares its device's and network's counts with them. They hold
+ * until a pass sees the stream below 90 % of the threshold, as the cap does.
  */
 public final class StreamShares {
 
@@ -72,8 +73,12 @@ public final class StreamShares {
     private final AtomicBoolean recomputeAsked = new AtomicBoolean();
     private volatile long measured;
     private volatile long networkLevel = FairShares.UNLIMITED;
-    /** Whether the levels were computed with the stream past the threshold (else they hold nobody). */
-    private volatile boolean levelsUnderPressure;
+    /**
+     * Whether the levels were computed under pressure: from the stream past the threshold until a
+     * pass measures it below {@link StreamRetentionSettings#RESUME_FRACTION} of it, so that a pass
+     * that does not see the writes still in flight does not release every held device at once.
+     */
+    private volatile boolean pressure;
 
     /**
      * {@code threshold} entries unread from which shares apply (0 = never); {@code recompute} runs
@@ -117,18 +122,24 @@ public final class StreamShares {
         Hold hold = check(device, records);
         if (hold == Hold.NONE) {
             device.unread.addAndGet(records);
-            device.network.unread.addAndGet(records);
+            if (pressure) {
+                // Below the threshold nobody reads the networks' sums: the recomputation adds them up anew.
+                device.network.unread.addAndGet(records);
+            }
             sinceMeasured.addAndGet(records);
         }
         return hold;
     }
 
     private Hold check(DeviceUse device, int records) {
-        if (measured + sinceMeasured.get() < threshold) {
-            return Hold.NONE;
-        }
-        if (!levelsUnderPressure) {
+        if (!pressure) {
+            if (measured + sinceMeasured.get() < threshold) {
+                return Hold.NONE;
+            }
             askRecompute();
+            if (!pressure) {
+                return Hold.NONE;
+            }
         }
         NetworkUse net = device.network;
         long netUse = net.unread.get();
@@ -225,22 +236,23 @@ public final class StreamShares {
         }
         networks.keySet().retainAll(byNetwork.keySet());
         long stream = measured + sinceMeasured.get();
-        if (stream < threshold) {
-            levelsUnderPressure = false;
+        if (stream < (pressure ? (long) (threshold * StreamRetentionSettings.RESUME_FRACTION) : threshold)) {
+            pressure = false;
             networkLevel = FairShares.UNLIMITED;
             for (NetworkUse n : networks.values()) {
                 n.deviceLevel = FairShares.UNLIMITED;
             }
             return;
         }
-        // This instance's part of the threshold: its own entries' part of the stream's.
-        long budget = (long) ((double) threshold * Math.min(total, stream) / Math.max(1, stream));
+        // This instance's part of the threshold: its own entries' part of the stream's (all of its
+        // entries, at most, while a lagging pass sees the stream just below the threshold).
+        long budget = (long) ((double) threshold * Math.min(total, stream) / Math.max(threshold, stream));
         FairShares.Levels<NetworkUse> levels = FairShares.of(budget, uses);
         for (NetworkUse n : networks.values()) {
             n.deviceLevel = levels.device(n);
         }
         networkLevel = levels.network();
-        levelsUnderPressure = true;
+        pressure = true;
     }
 
     /** The networks' fair share now, in entries; {@link FairShares#UNLIMITED} below the threshold. */
@@ -254,10 +266,19 @@ public final class StreamShares {
         return d == null ? 0 : d.unread.get();
     }
 
-    /** The estimate of the device's network now (tests, logs). */
+    /** The estimate of the device's network now, summed from its devices (tests, logs: it walks them all). */
     public long networkEstimate(Imei imei) {
-        DeviceUse d = devices.get(imei);
-        return d == null ? 0 : d.network.unread.get();
+        DeviceUse of = devices.get(imei);
+        if (of == null) {
+            return 0;
+        }
+        long sum = 0;
+        for (DeviceUse d : devices.values()) {
+            if (d.network.key.equals(of.network.key)) {
+                sum += d.unread.get();
+            }
+        }
+        return sum;
     }
 
     /** The device's network, for logs; null when unknown. */

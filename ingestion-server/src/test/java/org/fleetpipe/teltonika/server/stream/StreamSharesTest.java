@@ -94,6 +94,23 @@ class StreamSharesTest {
     }
 
     @Test
+    void aPassThatSeesTheStreamJustBelowTheThreshold_thenTheHeaviestStaysHeld_until90Percent() {
+        for (int i = 0; i < 20; i++) {
+            shares.admit(A, NET_1, 5);
+        }
+        shares.admit(B, NET_2, 1);
+        assertThat(shares.admit(A, NET_1, 5)).isEqualTo(Hold.DEVICE_SHARE);
+
+        // Writes still in flight when the pass read the stream: it sees 95 of the 101.
+        shares.measured(95);
+        assertThat(shares.admit(A, NET_1, 5)).as("the heaviest grows no further").isEqualTo(Hold.DEVICE_SHARE);
+        assertThat(shares.admit(B, NET_2, 5)).isEqualTo(Hold.NONE);
+
+        shares.measured(89);
+        assertThat(shares.admit(A, NET_1, 5)).as("below 90 %% of the threshold").isEqualTo(Hold.NONE);
+    }
+
+    @Test
     void theStreamHoldsMoreThanThisInstanceWrote_thenEstimatesStay() {
         shares.admit(A, NET_1, 30);
 
