@@ -66,8 +66,7 @@ public final class TelemetryPart implements Part {
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
         backpressure = new TelemetryBackpressure(storeWriter(settings, keys, async), settings.telemetry().retention(),
                 settings.devices().maxConnections() + settings.devices().maxUdpInFlight(),
-                StreamShares.of(settings.telemetry().retention(), settings.devices().hostile().fairShareFrom(),
-                        threads.jobs()),
+                StreamShares.of(settings.telemetry().retention(), settings.devices().hostile().fairShareFrom()),
                 settings.devices().hostile().maxHeldBytes(), keys.partitions(), imei -> keys.partitionOf(imei.value()));
         writer = backpressure;
         retention = new StreamRetention(async, keys, settings.telemetry().retention(), backpressure, shared.metrics(),

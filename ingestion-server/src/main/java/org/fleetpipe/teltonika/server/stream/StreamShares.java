@@ -7,28 +7,29 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.fleetpipe.teltonika.codec.Imei;
 
 /**
  * Who may add to the entries the consumer groups still need once they are scarce. Below
  * {@code threshold} entries nobody is held for a share. From it on, this instance's part of the
  * threshold is divided max-min fairly ({@link FairShares}) among source networks (/24, /64) and then
- * among the devices of each network: a network or device within its fair share is never held for
- * another's use; a device over its network's level, in a network over its share, is held (its
- * packets wait, no ACK), the heaviest first. The room from the threshold to the cap stays for those
- * within their share.
+ * among the devices of each network: a network within its fair share is never held for another's
+ * use. A network over its share gets no more than a part of the room from the threshold to the cap
+ * (the room over the number of networks plus one), and only for its devices under their own fair
+ * share of the network's: a device over it is held (its packets wait, no ACK), the heaviest first,
+ * and the network's devices are held once the network used its part. Use only grows until the
+ * consumers read, so without that bound the light devices of a network whose heavy one holds its
+ * share would take the room of the other networks (many made-up IMEIs behind one host).
  *
  * <p>Each device's use is estimated on this instance, as before: what it wrote, scaled down on every
  * retention pass by the share of this instance's writes the stream no longer holds unread; its
  * network's use is the sum of its devices'. With several instances each divides its own part of the
  * threshold (its estimates over the stream's unread entries) among what it sees. The levels are
- * computed on the retention pass, and once more as soon as the writes since the pass take the stream
- * past the threshold; a packet only compares its device's and network's counts with them. They hold
- * until a pass sees the stream below 90 % of the threshold, as the cap does.
+ * computed on the retention pass, and by the packet whose write takes the stream past the threshold
+ * (once per episode: they hold until a pass sees the stream below 90 % of the threshold, as the cap
+ * does); any other packet only compares its device's and network's counts with them.
  */
 public final class StreamShares {
 
@@ -66,13 +67,16 @@ public final class StreamShares {
     }
 
     private final long threshold;
-    private final Executor recompute;
+    private final long cap;
     private final Map<Imei, DeviceUse> devices = new ConcurrentHashMap<>();
     private final Map<InetAddress, NetworkUse> networks = new ConcurrentHashMap<>();
     private final AtomicLong sinceMeasured = new AtomicLong();
-    private final AtomicBoolean recomputeAsked = new AtomicBoolean();
+    /** Held while the levels are computed: by the retention pass, or by the packet that found the stream past the threshold. */
+    private final ReentrantLock computing = new ReentrantLock();
     private volatile long measured;
     private volatile long networkLevel = FairShares.UNLIMITED;
+    /** {@link #networkLevel} plus the part of the room a network over it may take for its light devices. */
+    private volatile long networkCeiling = FairShares.UNLIMITED;
     /**
      * Whether the levels were computed under pressure: from the stream past the threshold until a
      * pass measures it below {@link StreamRetentionSettings#RESUME_FRACTION} of it, so that a pass
@@ -81,23 +85,23 @@ public final class StreamShares {
     private volatile boolean pressure;
 
     /**
-     * {@code threshold} entries unread from which shares apply (0 = never); {@code recompute} runs
-     * the recomputation asked for between passes (never on the packet's thread).
+     * {@code threshold} entries unread from which shares apply (0 = never), of {@code cap} entries
+     * the groups may still need.
      */
-    public StreamShares(long threshold, Executor recompute) {
+    public StreamShares(long threshold, long cap) {
         this.threshold = threshold;
-        this.recompute = recompute;
+        this.cap = Math.max(cap, threshold);
     }
 
     /** Shares from {@code fraction} of {@code settings}' cap; off without a cap or with a fraction of 1. */
-    public static StreamShares of(StreamRetentionSettings settings, double fraction, Executor recompute) {
+    public static StreamShares of(StreamRetentionSettings settings, double fraction) {
         return new StreamShares(settings.capped() && fraction > 0 && fraction < 1
-                ? Math.max(1, (long) (settings.maxUnread() * fraction)) : 0, recompute);
+                ? Math.max(1, (long) (settings.maxUnread() * fraction)) : 0, settings.maxUnread());
     }
 
     /** No shares. */
     public static StreamShares off() {
-        return new StreamShares(0, Runnable::run);
+        return new StreamShares(0, 0);
     }
 
     public boolean enabled() {
@@ -136,7 +140,16 @@ public final class StreamShares {
             if (measured + sinceMeasured.get() < threshold) {
                 return Hold.NONE;
             }
-            askRecompute();
+            // Once per pressure episode (it lasts until 90 % of the threshold): computed here, not on
+            // the next pass, so that a burst is held at its share rather than when the pass comes.
+            // Whoever finds the computation under way goes on: the levels land within milliseconds.
+            if (computing.tryLock()) {
+                try {
+                    recompute();
+                } finally {
+                    computing.unlock();
+                }
+            }
             if (!pressure) {
                 return Hold.NONE;
             }
@@ -147,7 +160,7 @@ public final class StreamShares {
             return Hold.NONE;
         }
         long own = device.unread.get();
-        if (own + records <= net.deviceLevel) {
+        if (own + records <= net.deviceLevel && netUse + records <= networkCeiling) {
             return Hold.NONE;
         }
         return 2 * own >= netUse ? Hold.DEVICE_SHARE : Hold.NETWORK_SHARE;
@@ -176,16 +189,6 @@ public final class StreamShares {
         return net != null ? net : networks.computeIfAbsent(key, NetworkUse::new);
     }
 
-    private void askRecompute() {
-        if (recomputeAsked.compareAndSet(false, true)) {
-            try {
-                recompute.execute(this::recompute);
-            } catch (RejectedExecutionException stopping) {
-                recomputeAsked.set(false);
-            }
-        }
-    }
-
     /**
      * The retention pass measured {@code streamUnread} entries the groups still need: every estimate
      * is scaled by it over the sum of the estimates (at most 1), devices at 0 are forgotten, and the
@@ -195,7 +198,8 @@ public final class StreamShares {
         if (threshold == 0) {
             return;
         }
-        synchronized (this) {
+        computing.lock();
+        try {
             sinceMeasured.set(0);
             measured = streamUnread;
             long sum = 0;
@@ -206,13 +210,14 @@ public final class StreamShares {
                 double keep = sum == 0 ? 0 : (double) streamUnread / sum;
                 devices.values().removeIf(d -> d.unread.updateAndGet(v -> (long) (v * keep)) == 0);
             }
+            recompute();
+        } finally {
+            computing.unlock();
         }
-        recompute();
     }
 
-    /** Sums the networks from their devices and computes the levels. */
-    private synchronized void recompute() {
-        recomputeAsked.set(false);
+    /** Sums the networks from their devices and computes the levels; under {@link #computing}. */
+    private void recompute() {
         Map<InetAddress, List<DeviceUse>> byNetwork = new HashMap<>();
         for (DeviceUse d : devices.values()) {
             byNetwork.computeIfAbsent(d.network.key, k -> new ArrayList<>()).add(d);
@@ -239,6 +244,7 @@ public final class StreamShares {
         if (stream < (pressure ? (long) (threshold * StreamRetentionSettings.RESUME_FRACTION) : threshold)) {
             pressure = false;
             networkLevel = FairShares.UNLIMITED;
+            networkCeiling = FairShares.UNLIMITED;
             for (NetworkUse n : networks.values()) {
                 n.deviceLevel = FairShares.UNLIMITED;
             }
@@ -246,12 +252,17 @@ public final class StreamShares {
         }
         // This instance's part of the threshold: its own entries' part of the stream's (all of its
         // entries, at most, while a lagging pass sees the stream just below the threshold).
-        long budget = (long) ((double) threshold * Math.min(total, stream) / Math.max(threshold, stream));
+        double part = (double) Math.min(total, stream) / Math.max(threshold, stream);
+        long budget = (long) (threshold * part);
         FairShares.Levels<NetworkUse> levels = FairShares.of(budget, uses);
         for (NetworkUse n : networks.values()) {
             n.deviceLevel = levels.device(n);
         }
-        networkLevel = levels.network();
+        long level = levels.network();
+        // One part more than there are networks: the last for those that have not written yet.
+        long room = (long) ((cap - threshold) * part) / (uses.size() + 1);
+        networkCeiling = level == FairShares.UNLIMITED ? level : level + room;
+        networkLevel = level;
         pressure = true;
     }
 

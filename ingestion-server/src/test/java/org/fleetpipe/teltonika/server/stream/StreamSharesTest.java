@@ -21,7 +21,7 @@ class StreamSharesTest {
     private static final InetAddress NET_2 = address("127.0.1.0");
 
     /** Shares from 100 entries unread; recomputed at once when asked. */
-    private final StreamShares shares = new StreamShares(100, Runnable::run);
+    private final StreamShares shares = new StreamShares(100, 200);
 
     private static Imei imei(long n) {
         return Imei.parse(TestImeis.numbered(n), true);
@@ -75,6 +75,30 @@ class StreamSharesTest {
         assertThat(shares.admit(imei(99), NET_1, 1)).as("a new device of the network: under the devices' level")
                 .isEqualTo(Hold.NONE);
         assertThat(shares.admit(steady, NET_2, 4)).isEqualTo(Hold.NONE);
+    }
+
+    @Test
+    void aNetworkWhoseHeavyDeviceHoldsItsShare_thenItsLightDevicesGetOnlyItsPartOfTheRoom() {
+        Imei steady = imei(500);
+        shares.admit(steady, NET_2, 5);
+        for (int i = 0; i < 19; i++) {
+            shares.admit(A, NET_1, 5);
+        }
+        assertThat(shares.admit(A, NET_1, 5)).isEqualTo(Hold.DEVICE_SHARE);
+
+        // Made-up IMEIs behind the heavy one's host: the room is 100 (cap 200 - threshold 100), a third
+        // of it for a network over its share (two networks and the newcomers).
+        int admitted = 0;
+        for (int d = 0; d < 100; d++) {
+            if (shares.admit(imei(1_000 + d), NET_1, 1) == Hold.NONE) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(33);
+        assertThat(shares.admit(imei(2_000), NET_1, 1)).isEqualTo(Hold.NETWORK_SHARE);
+        for (int i = 0; i < 15; i++) {
+            assertThat(shares.admit(steady, NET_2, 5)).as("the other network, within its share").isEqualTo(Hold.NONE);
+        }
     }
 
     @Test
@@ -149,8 +173,8 @@ class StreamSharesTest {
                 Duration.ZERO, Duration.ofSeconds(1), 0, 0.8, Duration.ofSeconds(60), 7, 0.5, Duration.ofMinutes(5),
                 Duration.ofMinutes(30));
 
-        assertThat(StreamShares.of(capped, 0.8, Runnable::run).threshold()).isEqualTo(4_000_000);
-        assertThat(StreamShares.of(capped, 1, Runnable::run).enabled()).isFalse();
-        assertThat(StreamShares.of(uncapped, 0.8, Runnable::run).enabled()).isFalse();
+        assertThat(StreamShares.of(capped, 0.8).threshold()).isEqualTo(4_000_000);
+        assertThat(StreamShares.of(capped, 1).enabled()).isFalse();
+        assertThat(StreamShares.of(uncapped, 0.8).enabled()).isFalse();
     }
 }

@@ -184,7 +184,7 @@ class TelemetryBackpressureTest {
 
     /** A gate whose shares apply from 10 of the 100 entries the cap allows. */
     private TelemetryBackpressure sharedGate(long maxHeldBytes) {
-        return new TelemetryBackpressure(writer, SETTINGS, 100, new StreamShares(10, Runnable::run), maxHeldBytes,
+        return new TelemetryBackpressure(writer, SETTINGS, 100, new StreamShares(10, 100), maxHeldBytes,
                 () -> now);
     }
 
