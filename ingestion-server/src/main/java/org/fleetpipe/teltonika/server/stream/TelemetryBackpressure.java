@@ -1,7 +1,6 @@
 package org.fleetpipe.teltonika.server.stream;
 
 import io.netty.util.concurrent.EventExecutor;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -25,7 +24,6 @@ import org.fleetpipe.teltonika.server.ingest.HeldWrite;
 import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.StreamFull;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
-import org.fleetpipe.teltonika.server.limits.NetworkKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +44,6 @@ public final class TelemetryBackpressure implements TelemetryWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(TelemetryBackpressure.class);
     private static final long REMIND_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
-    private static final long SHARE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final TelemetryWriter delegate;
     private final StreamRetentionSettings settings;
@@ -65,7 +62,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private final AtomicLong heldBytes = new AtomicLong();
     /** Packets held since start, by {@link StreamShares.Hold} (its ordinal). */
     private final AtomicLong[] heldFor = new AtomicLong[StreamShares.Hold.values().length];
-    private final AtomicLong shareHeldSinceLog = new AtomicLong();
+    private final ShareHoldLog shareLog;
     private final AtomicLong heldTotal = new AtomicLong();
     private final AtomicLong expiredTotal = new AtomicLong();
     private final AtomicLong engagedTotal = new AtomicLong();
@@ -74,7 +71,6 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private volatile boolean closed;
     private long engagedAtNanos;
     private long remindedAtNanos;
-    private long shareLoggedAtNanos;
 
     /** {@code maxHeld} bounds the packets held at once; more fail at once (their connection closes). */
     public TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld) {
@@ -120,6 +116,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         this.fullSinceNanos = new long[partitions];
         this.maxHeld = maxHeld;
         this.shares = shares;
+        this.shareLog = new ShareHoldLog(shares);
         this.maxHeldBytes = maxHeldBytes;
         this.nanoTime = nanoTime;
         for (int i = 0; i < heldFor.length; i++) {
@@ -157,7 +154,7 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         heldTotal.incrementAndGet();
         heldFor[hold.ordinal()].incrementAndGet();
         if (hold != StreamShares.Hold.STREAM_FULL) {
-            shareHeldSinceLog.incrementAndGet();
+            shareLog.held();
         }
         // The event loop the packet came from, so that its write joins that loop's batch when released;
         // a copy of the packet, as its bytes were lent for this call only.
@@ -219,7 +216,8 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         // Also picks up a packet that saw its partition full just before it cleared.
         releaseHeld();
         expireHeld();
-        logShareHolds(nowNanos);
+        shareLog.maybeLog(nowNanos, this::heaviestHeld, heldFor[StreamShares.Hold.NETWORK_SHARE.ordinal()].get(),
+                heldFor[StreamShares.Hold.DEVICE_SHARE.ordinal()].get());
     }
 
     private int partition(Imei imei) {
@@ -253,33 +251,15 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         return n;
     }
 
-    /** One line per interval at most, naming the heaviest device held: share holds come and go often. */
-    private void logShareHolds(long nowNanos) {
-        if (nowNanos - shareLoggedAtNanos < SHARE_LOG_EVERY_NANOS || shareHeldSinceLog.get() == 0) {
-            return;
-        }
-        shareLoggedAtNanos = nowNanos;
-        long count = shareHeldSinceLog.getAndSet(0);
+    /** The heaviest device held now, for the log line; null when none. */
+    private Imei heaviestHeld() {
         Imei heaviest = null;
         for (Held h : held) {
             if (!h.taken() && (heaviest == null || shares.estimate(h.imei) > shares.estimate(heaviest))) {
                 heaviest = h.imei;
             }
         }
-        InetAddress network = heaviest == null ? null : shares.networkOf(heaviest);
-        LOG.warn("{} packets held for devices over their fair share of the telemetry stream (past "
-                + "TELEMETRY_FAIR_SHARE_FROM, {} entries unread: {} network-share, {} device-share since start); "
-                + "a network's fair share now about {} entries; heaviest held imei={} with about {} entries unread, "
-                + "its network {} about {}; the devices within their share are acknowledged", count,
-                shares.threshold(), heldFor[StreamShares.Hold.NETWORK_SHARE.ordinal()].get(),
-                heldFor[StreamShares.Hold.DEVICE_SHARE.ordinal()].get(), level(shares.networkLevel()),
-                heaviest == null ? "-" : heaviest.value(), heaviest == null ? 0 : shares.estimate(heaviest),
-                network == null ? "unknown" : NetworkKey.label(network),
-                heaviest == null ? 0 : shares.networkEstimate(heaviest));
-    }
-
-    private static String level(long level) {
-        return level == FairShares.UNLIMITED ? "unlimited" : Long.toString(level);
+        return heaviest;
     }
 
     /** What a packet that could not even be held was waiting for, for its error. */
