@@ -59,7 +59,7 @@ bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the s
   env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
     HTTP_PORT="$http_port" HEALTH_PORT=0 API_TOKEN="bench-$bench_name-0123456789abcdef0123456789abcdef" INSTANCE_ID="$id" LOG_LEVEL=WARN \
     MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE=0 MAX_PRE_LOGIN_CONNECTIONS_PER_ADDRESS=0 \
-    DEVICE_RECORDS_PER_SECOND=0 DEVICE_BYTES_PER_SECOND=0 TELEMETRY_DEVICE_SHARE=0 \
+    DEVICE_RECORDS_PER_SECOND=0 DEVICE_BYTES_PER_SECOND=0 TELEMETRY_FAIR_SHARE_FROM=1 \
     MAX_ACCEPTS_PER_NETWORK_PER_SECOND=0 MAX_PRE_LOGIN_CONNECTIONS=1000000 "${settings[@]}" \
     java "$@" -jar "$server_jar" > "$out/server.log" 2>&1 &
   server_pid=$!

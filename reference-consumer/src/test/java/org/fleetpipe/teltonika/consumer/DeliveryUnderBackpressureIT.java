@@ -59,7 +59,7 @@ class DeliveryUnderBackpressureIT {
             IngestionServer server = servers.start(Map.of("telemetry.stream-max-len", COUNT_CAP,
                     "telemetry.max-unread", HARD_CAP, "telemetry.retention.interval", "200ms",
                     "telemetry.backpressure.max-hold", "5s", "api-token", TOKEN,
-                    "telemetry.backpressure.device-share", 0));
+                    "telemetry.backpressure.fair-share-from", 1));
             // 20 devices x 5 records every 100 ms: ~1,000 records/s for 8 s, far past both caps.
             SimulatedFleet fleet = SimulatedFleet.start(server.tcpAddress().getPort(), "--devices", "20",
                     "--interval", "100ms", "--records", "5", "--codec", "mixed", "--duration", "8s",

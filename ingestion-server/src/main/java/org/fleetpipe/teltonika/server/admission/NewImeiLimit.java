@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.limits.AddressRateLimit;
@@ -15,7 +16,10 @@ import org.fleetpipe.teltonika.server.limits.NetworkKey;
 
 /**
  * Limits how many IMEIs new to the fleet one source network (/24 or /64, {@link NetworkKey}) may
- * bring in per minute (open mode), since each one can leave keys in Redis. By network, not address:
+ * bring in (open mode), since each one can leave keys in Redis: a burst sized for a cutover (a
+ * fleet moving from another server behind one carrier NAT: every device new at once), refilled at a
+ * rate per minute, so what made-up IMEIs can create per network and day is the burst plus a day of
+ * the rate. By network, not address:
  * spoofed UDP from ten addresses of one network would otherwise bring in ten budgets. An IMEI is new unless this instance let it in before or
  * Redis holds state of it (a record stored within the device-info TTL or the dedup window). Redis
  * is asked only once a network has used up its budget, so known devices behind a busy address (a
@@ -36,7 +40,16 @@ public final class NewImeiLimit {
 
     /** {@code perNetworkPerMinute} 0 = no limit; {@code knownInRedis} tells whether Redis holds state of an IMEI. */
     public NewImeiLimit(int perNetworkPerMinute, Function<Imei, CompletionStage<Boolean>> knownInRedis) {
-        this.perNetwork = new AddressRateLimit(perNetworkPerMinute, Duration.ofMinutes(1));
+        this(perNetworkPerMinute, perNetworkPerMinute, knownInRedis, System::nanoTime);
+    }
+
+    /**
+     * As above, with up to {@code burstPerNetwork} new IMEIs at once from a network (at least the
+     * rate); {@code nanoClock} for tests.
+     */
+    public NewImeiLimit(int perNetworkPerMinute, int burstPerNetwork,
+                        Function<Imei, CompletionStage<Boolean>> knownInRedis, LongSupplier nanoClock) {
+        this.perNetwork = new AddressRateLimit(burstPerNetwork, perNetworkPerMinute, Duration.ofMinutes(1), nanoClock);
         this.knownInRedis = knownInRedis;
     }
 

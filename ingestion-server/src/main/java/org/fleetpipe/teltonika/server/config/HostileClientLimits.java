@@ -22,6 +22,7 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * @param maxPreLoginConnectionsPerAddress  ... per source network (/24, /64); 0 = no per-network cap
  * @param maxNewImeisPerAddressPerMinute    IMEIs new to the fleet that one source network (/24, /64)
  *                                          may bring in per minute (open mode); 0 = no limit
+ * @param maxNewImeisBurstPerAddress        ... at once (a cutover), refilled at the rate above
  * @param deviceInfoTtlBeforeRecords        lifetime of device:info:{imei} until the device stored a record
  * @param deadLettersPerSecond              frames stored in dlq:frames per second, in all
  * @param deadLettersPerAddressPerMinute    ... per source address and minute
@@ -34,7 +35,8 @@ import org.fleetpipe.teltonika.server.limits.DeviceRateSettings;
  * @param maxAcceptsPerSecond               connections handed on per second by this instance, all
  *                                          device listeners together; more wait their turn; 0 = no cap
  * @param deviceRates                       what one device (IMEI) may send per second
- * @param deviceStreamShare                 share of the stream's budget one device may hold unread; 0 = off
+ * @param fairShareFrom                     share of the stream's cap from which its room is divided fairly
+ *                                          among networks and devices; 1 = never
  * @param maxHeldBytes                      bytes of held packets' records at once
  * @param maxAcceptsPerNetworkPerSecond     ... from one source network (/24, /64); more wait their
  *                                          turn; 0 = no per-network share
@@ -49,6 +51,7 @@ public record HostileClientLimits(
         int maxPreLoginConnections,
         int maxPreLoginConnectionsPerAddress,
         int maxNewImeisPerAddressPerMinute,
+        int maxNewImeisBurstPerAddress,
         Duration deviceInfoTtlBeforeRecords,
         int deadLettersPerSecond,
         int deadLettersPerAddressPerMinute,
@@ -58,7 +61,7 @@ public record HostileClientLimits(
         int maxDeviceMessageTextBytes,
         int maxAcceptsPerSecond,
         DeviceRateSettings deviceRates,
-        double deviceStreamShare,
+        double fairShareFrom,
         long maxHeldBytes,
         int maxAcceptsPerNetworkPerSecond,
         UdpAdmission udpAdmission,
@@ -71,6 +74,7 @@ public record HostileClientLimits(
                 intIn(c, "limits.max-pre-login-connections", 1, 10_000_000),
                 intIn(c, "limits.max-pre-login-connections-per-address", 0, 10_000_000),
                 intIn(c, "limits.max-new-imeis-per-address-per-minute", 0, 10_000_000),
+                newImeisBurst(c),
                 positive(c, "registry.device-info-ttl-before-records"),
                 intIn(c, "dead-letters.max-per-second", 1, 1_000_000),
                 intIn(c, "dead-letters.max-per-address-per-minute", 1, 1_000_000),
@@ -80,7 +84,7 @@ public record HostileClientLimits(
                 intIn(c, "limits.max-device-message-text-bytes", 16, 16 * 1024 * 1024),
                 acceptsPerSecond(c),
                 deviceRates(c, decodeLimits.maxFrameBytes()),
-                fraction(c, "telemetry.backpressure.device-share"),
+                fairShareFrom(c),
                 heldBytes(c),
                 intIn(c, "limits.max-accepts-per-network-per-second", 0, 10_000_000),
                 UdpAdmission.of(oneOf(c, "admission.udp", UdpAdmission.TCP_KNOWN.label(),
@@ -104,6 +108,25 @@ public record HostileClientLimits(
                     + ", " + maxFrameBytes + ", got " + bytesBurst);
         }
         return new DeviceRateSettings(records, recordsBurst, bytes, bytesBurst);
+    }
+
+    private static int newImeisBurst(Config c) {
+        int burst = intIn(c, "limits.max-new-imeis-burst-per-address", 1, 10_000_000);
+        int perMinute = intIn(c, "limits.max-new-imeis-per-address-per-minute", 0, 10_000_000);
+        if (burst < perMinute) {
+            throw refuse(c, "limits.max-new-imeis-burst-per-address", "must not be less than "
+                    + typed(c, "limits.max-new-imeis-per-address-per-minute") + ", " + perMinute + ", got " + burst);
+        }
+        return burst;
+    }
+
+    private static double fairShareFrom(Config c) {
+        double from = fraction(c, "telemetry.backpressure.fair-share-from");
+        if (from < 0.1) {
+            // Below it the shares would hold devices while the stream is nearly empty.
+            throw refuse(c, "telemetry.backpressure.fair-share-from", "must be at least 0.1 (1 = never), got " + from);
+        }
+        return from;
     }
 
     private static long heldBytes(Config c) {

@@ -1,5 +1,6 @@
 package org.fleetpipe.teltonika.server.ingest;
 
+import java.net.InetAddress;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 
@@ -27,6 +28,8 @@ public final class ResendGuard {
     private static final long[] NONE = new long[0];
 
     private final boolean everyPacket;
+    /** The source network (NetworkKey), for the stream's fair shares; null when unknown. */
+    private final InetAddress network;
     private int packets;
     private long[] lastIds = NONE;
     private int lastCount;
@@ -35,18 +38,34 @@ public final class ResendGuard {
     /** Set by the first packet: a reference stored once, not on every packet. */
     private DeviceBulks bulks;
 
-    private ResendGuard(boolean everyPacket) {
+    private ResendGuard(boolean everyPacket, InetAddress network) {
         this.everyPacket = everyPacket;
+        this.network = network;
     }
 
-    /** For a TCP connection, from its login on. */
+    /** For a TCP connection, from its login on; its source network unknown (tools, tests). */
     public static ResendGuard forConnection() {
-        return new ResendGuard(false);
+        return forConnection(null);
     }
 
-    /** Every packet checked and every packet refreshing the info: UDP, or a writer called without a connection. */
+    /** For a TCP connection from {@code network} (its NetworkKey), from its login on. */
+    public static ResendGuard forConnection(InetAddress network) {
+        return new ResendGuard(false, network);
+    }
+
+    /** Every packet checked and every packet refreshing the info: a writer called without a connection. */
     public static ResendGuard everyPacket() {
-        return new ResendGuard(true);
+        return everyPacket(null);
+    }
+
+    /** As {@link #everyPacket()}, for a datagram from {@code network} (its NetworkKey). */
+    public static ResendGuard everyPacket(InetAddress network) {
+        return new ResendGuard(true, network);
+    }
+
+    /** The packets' source network (NetworkKey); null when unknown. */
+    public InetAddress network() {
+        return network;
     }
 
     /**

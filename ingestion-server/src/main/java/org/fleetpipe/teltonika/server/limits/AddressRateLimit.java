@@ -16,6 +16,7 @@ public final class AddressRateLimit {
     private static final int SLOTS = 1 << 14;
 
     private final int perPeriod;
+    private final int burst;
     private final Duration period;
     private final LongSupplier nanoClock;
     private final AtomicReferenceArray<TokenBucket> slots;
@@ -28,7 +29,13 @@ public final class AddressRateLimit {
 
     /** With {@code nanoClock} instead of {@link System#nanoTime()}, for tests. */
     public AddressRateLimit(int perPeriod, Duration period, LongSupplier nanoClock) {
+        this(perPeriod, perPeriod, period, nanoClock);
+    }
+
+    /** Up to {@code burst} at once per address, refilled at {@code perPeriod} per {@code period}. */
+    public AddressRateLimit(int burst, int perPeriod, Duration period, LongSupplier nanoClock) {
         this.perPeriod = perPeriod;
+        this.burst = Math.max(burst, perPeriod);
         this.period = period;
         this.nanoClock = nanoClock;
         this.slots = new AtomicReferenceArray<>(perPeriod > 0 ? SLOTS : 0);
@@ -46,7 +53,7 @@ public final class AddressRateLimit {
         int slot = mix(address.hashCode() ^ seed) & (SLOTS - 1);
         TokenBucket bucket = slots.get(slot);
         if (bucket == null) {
-            TokenBucket fresh = new TokenBucket(perPeriod, period, nanoClock);
+            TokenBucket fresh = new TokenBucket(burst, perPeriod, period, nanoClock);
             bucket = slots.compareAndSet(slot, null, fresh) ? fresh : slots.get(slot);
         }
         return bucket.tryTake();

@@ -21,11 +21,16 @@ public final class TokenBucket {
 
     /** With {@code nanoClock} instead of {@link System#nanoTime()}, for tests. */
     public TokenBucket(int capacity, Duration period, LongSupplier nanoClock) {
-        if (capacity < 1 || period.isZero() || period.isNegative()) {
-            throw new IllegalArgumentException("capacity " + capacity + " per " + period);
+        this(capacity, capacity, period, nanoClock);
+    }
+
+    /** Up to {@code capacity} at once, refilled at {@code refill} per {@code period} (a burst larger than the rate). */
+    public TokenBucket(int capacity, int refill, Duration period, LongSupplier nanoClock) {
+        if (capacity < 1 || refill < 1 || period.isZero() || period.isNegative()) {
+            throw new IllegalArgumentException("capacity " + capacity + ", " + refill + " per " + period);
         }
         this.capacity = capacity;
-        this.tokensPerNano = capacity / (double) period.toNanos();
+        this.tokensPerNano = refill / (double) period.toNanos();
         this.nanoClock = nanoClock;
         this.tokens = capacity;
         this.lastNanos = nanoClock.getAsLong();

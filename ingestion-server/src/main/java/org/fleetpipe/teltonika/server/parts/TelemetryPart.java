@@ -25,9 +25,9 @@ import org.fleetpipe.teltonika.server.ingest.TelemetryWriteMetrics;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriteSettings;
 import org.fleetpipe.teltonika.server.ingest.TelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.UnstoredDeadLetters;
-import org.fleetpipe.teltonika.server.stream.DeviceStreamShares;
 import org.fleetpipe.teltonika.server.stream.StreamMetrics;
 import org.fleetpipe.teltonika.server.stream.StreamRetention;
+import org.fleetpipe.teltonika.server.stream.StreamShares;
 import org.fleetpipe.teltonika.server.stream.TelemetryBackpressure;
 import org.fleetpipe.teltonika.server.tcp.Transports;
 
@@ -66,7 +66,7 @@ public final class TelemetryPart implements Part {
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
         backpressure = new TelemetryBackpressure(storeWriter(settings, keys, async), settings.telemetry().retention(),
                 settings.devices().maxConnections() + settings.devices().maxUdpInFlight(),
-                DeviceStreamShares.of(settings.telemetry().retention(), settings.devices().hostile().deviceStreamShare()),
+                StreamShares.of(settings.telemetry().retention(), settings.devices().hostile().fairShareFrom()),
                 settings.devices().hostile().maxHeldBytes(), keys.partitions(), imei -> keys.partitionOf(imei.value()));
         writer = backpressure;
         retention = new StreamRetention(async, keys, settings.telemetry().retention(), backpressure, shared.metrics(),

@@ -2,9 +2,11 @@ package org.fleetpipe.teltonika.server.session;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.server.ingest.ResendGuard;
+import org.fleetpipe.teltonika.server.limits.NetworkKey;
 
 /** Per-connection state, kept on the channel. Touched only from the channel's event loop. */
 public final class DeviceSession {
@@ -50,7 +52,8 @@ public final class DeviceSession {
     public void loggedIn(Imei imei, long at) {
         this.imei = imei;
         this.loggedInAt = at;
-        this.resendGuard = ResendGuard.forConnection();
+        this.resendGuard = ResendGuard.forConnection(remote instanceof InetSocketAddress address
+                ? NetworkKey.of(address.getAddress()) : null);
     }
 
     /** What the telemetry writer knows of this connection's packets (from the login on). */

@@ -60,8 +60,23 @@ public final class StreamMetrics {
         FunctionCounter.builder("teltonika.telemetry.held", backpressure, TelemetryBackpressure::heldTotal)
                 .description("packets held by back-pressure").register(registry);
         FunctionCounter.builder("teltonika.telemetry.share.held", backpressure, TelemetryBackpressure::shareHeldTotal)
-                .description("packets held because their device was over its share of the stream "
-                        + "(TELEMETRY_DEVICE_SHARE); the other devices were acknowledged").register(registry);
+                .description("packets held because their network or device was over its fair share of the stream "
+                        + "(past TELEMETRY_FAIR_SHARE_FROM); the others were acknowledged").register(registry);
+        for (StreamShares.Hold reason : StreamShares.Hold.values()) {
+            if (reason != StreamShares.Hold.NONE) {
+                FunctionCounter.builder("teltonika.telemetry.held.reason", backpressure, b -> b.heldTotal(reason))
+                        .tag("reason", reason.label())
+                        .description("packets held, by why: network-share (its network over its fair share, the "
+                                + "device one of several), device-share (the device most of its network's use), "
+                                + "stream-full (the cap: everybody in the partition)").register(registry);
+            }
+        }
+        Gauge.builder("teltonika.telemetry.share.network.level", backpressure,
+                        b -> b.shares().networkLevel() == FairShares.UNLIMITED ? -1 : b.shares().networkLevel())
+                .description("entries a source network may hold unread on this instance now (its fair share); "
+                        + "-1 below TELEMETRY_FAIR_SHARE_FROM").register(registry);
+        Gauge.builder("teltonika.telemetry.share.networks", backpressure, b -> b.shares().trackedNetworks())
+                .description("source networks with entries unread, as this instance estimates").register(registry);
         Gauge.builder("teltonika.telemetry.held.bytes", backpressure, TelemetryBackpressure::heldBytes)
                 .description("bytes of records held unacknowledged now (TELEMETRY_MAX_HELD_BYTES)").register(registry);
         FunctionCounter.builder("teltonika.telemetry.hold.expired", backpressure, TelemetryBackpressure::expiredTotal)

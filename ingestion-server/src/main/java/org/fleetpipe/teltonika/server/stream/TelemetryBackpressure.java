@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * Stops acknowledging while consumer groups are too far behind: the telemetry stream holds more
  * entries than its cap, or Redis's memory is nearly full. Packets are then held, not written (so
  * not acknowledged, and their connection reads nothing more), until the retention pass sees the
- * groups caught up; then they are written and acknowledged. A device past its share of the
- * stream's budget ({@link DeviceStreamShares}) has its packets held alone in the same way, while the
- * others keep their ACKs. A packet held longer than {@code maxHold}, or past {@code maxHeldRecords}
+ * groups caught up; then they are written and acknowledged. Once the stream is past the point
+ * where its room is scarce, a device over its fair share ({@link StreamShares}: its network's, then
+ * its own within the network) has its packets held alone in the same way, while the others keep
+ * their ACKs. A packet held longer than {@code maxHold}, or past {@code maxHeldRecords}
  * or the held bytes' bound, fails: its connection closes and the device resends later from its own
  * memory. A packet whose connection closed is dropped from the hold. Nothing stored is ever removed
  * to make room. With several partitions each one's stream has its share of the cap and fills on
@@ -43,7 +44,6 @@ public final class TelemetryBackpressure implements TelemetryWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(TelemetryBackpressure.class);
     private static final long REMIND_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
-    private static final long SHARE_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final TelemetryWriter delegate;
     private final StreamRetentionSettings settings;
@@ -53,15 +53,16 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private final boolean[] full;
     private final long[] fullSinceNanos;
     private final int maxHeld;
-    private final DeviceStreamShares shares;
+    private final StreamShares shares;
     private final long maxHeldBytes;
     private final LongSupplier nanoTime;
     private final Queue<Held> held = new ConcurrentLinkedQueue<>();
     private final AtomicInteger heldNow = new AtomicInteger();
     private final AtomicLong heldRecords = new AtomicLong();
     private final AtomicLong heldBytes = new AtomicLong();
-    private final AtomicLong shareHeldTotal = new AtomicLong();
-    private final AtomicLong shareHeldSinceLog = new AtomicLong();
+    /** Packets held since start, by {@link StreamShares.Hold} (its ordinal). */
+    private final AtomicLong[] heldFor = new AtomicLong[StreamShares.Hold.values().length];
+    private final ShareHoldLog shareLog;
     private final AtomicLong heldTotal = new AtomicLong();
     private final AtomicLong expiredTotal = new AtomicLong();
     private final AtomicLong engagedTotal = new AtomicLong();
@@ -70,28 +71,27 @@ public final class TelemetryBackpressure implements TelemetryWriter {
     private volatile boolean closed;
     private long engagedAtNanos;
     private long remindedAtNanos;
-    private long shareLoggedAtNanos;
 
     /** {@code maxHeld} bounds the packets held at once; more fail at once (their connection closes). */
     public TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld) {
-        this(delegate, settings, maxHeld, new DeviceStreamShares(0), Long.MAX_VALUE, System::nanoTime);
+        this(delegate, settings, maxHeld, StreamShares.off(), Long.MAX_VALUE, System::nanoTime);
     }
 
     /**
-     * As above, with each device held alone past its share of the stream's budget, and at most
+     * As above, with each device held alone past its fair share of the stream, and at most
      * {@code maxHeldBytes} of packets' records held at once.
      */
     public TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
-                                 DeviceStreamShares shares, long maxHeldBytes) {
+                                 StreamShares shares, long maxHeldBytes) {
         this(delegate, settings, maxHeld, shares, maxHeldBytes, System::nanoTime);
     }
 
     TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld, LongSupplier nanoTime) {
-        this(delegate, settings, maxHeld, new DeviceStreamShares(0), Long.MAX_VALUE, nanoTime);
+        this(delegate, settings, maxHeld, StreamShares.off(), Long.MAX_VALUE, nanoTime);
     }
 
     TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
-                          DeviceStreamShares shares, long maxHeldBytes, LongSupplier nanoTime) {
+                          StreamShares shares, long maxHeldBytes, LongSupplier nanoTime) {
         this(delegate, settings, maxHeld, shares, maxHeldBytes, 1, imei -> 0, nanoTime);
     }
 
@@ -100,13 +100,13 @@ public final class TelemetryBackpressure implements TelemetryWriter {
      * gives a device's partition.
      */
     public TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
-                                 DeviceStreamShares shares, long maxHeldBytes, int partitions,
+                                 StreamShares shares, long maxHeldBytes, int partitions,
                                  ToIntFunction<Imei> partitionOf) {
         this(delegate, settings, maxHeld, shares, maxHeldBytes, partitions, partitionOf, System::nanoTime);
     }
 
     TelemetryBackpressure(TelemetryWriter delegate, StreamRetentionSettings settings, int maxHeld,
-                          DeviceStreamShares shares, long maxHeldBytes, int partitions, ToIntFunction<Imei> partitionOf,
+                          StreamShares shares, long maxHeldBytes, int partitions, ToIntFunction<Imei> partitionOf,
                           LongSupplier nanoTime) {
         this.delegate = delegate;
         this.settings = settings;
@@ -116,8 +116,12 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         this.fullSinceNanos = new long[partitions];
         this.maxHeld = maxHeld;
         this.shares = shares;
+        this.shareLog = new ShareHoldLog(shares);
         this.maxHeldBytes = maxHeldBytes;
         this.nanoTime = nanoTime;
+        for (int i = 0; i < heldFor.length; i++) {
+            heldFor[i] = new AtomicLong();
+        }
     }
 
     @Override
@@ -127,10 +131,11 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         // is looked for only while one is full.
         int partition = engaged ? partition(imei) : -1;
         boolean partitionFull = partition >= 0 && full[partition];
-        if (!partitionFull && shares.admit(imei, packet.size())) {
+        StreamShares.Hold hold = partitionFull ? StreamShares.Hold.STREAM_FULL
+                : shares.admit(imei, connection.network(), packet.size());
+        if (hold == StreamShares.Hold.NONE) {
             return delegate.write(imei, packet, receivedAtMillis, connection, loop);
         }
-        boolean overShare = !partitionFull || shares.over(imei, packet.size());
         if (closed) {
             return CompletableFuture.failedFuture(new StreamFull("stopping while the telemetry stream is full"));
         }
@@ -142,15 +147,14 @@ public final class TelemetryBackpressure implements TelemetryWriter {
             heldRecords.addAndGet(-packet.size());
             heldBytes.addAndGet(-packet.recordBytes());
             expiredTotal.incrementAndGet();
-            return CompletableFuture.failedFuture(new StreamFull((overShare && !partitionFull
-                    ? "device over its share of the telemetry stream" : "telemetry stream full") + " and "
+            return CompletableFuture.failedFuture(new StreamFull(why(hold) + " and "
                     + heldNow.get() + " packets (" + heldRecords.get() + " records, " + heldBytes.get()
                     + " bytes) already held"));
         }
         heldTotal.incrementAndGet();
-        if (overShare) {
-            shareHeldTotal.incrementAndGet();
-            shareHeldSinceLog.incrementAndGet();
+        heldFor[hold.ordinal()].incrementAndGet();
+        if (hold != StreamShares.Hold.STREAM_FULL) {
+            shareLog.held();
         }
         // The event loop the packet came from, so that its write joins that loop's batch when released;
         // a copy of the packet, as its bytes were lent for this call only.
@@ -212,7 +216,8 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         // Also picks up a packet that saw its partition full just before it cleared.
         releaseHeld();
         expireHeld();
-        logShareHolds(nowNanos);
+        shareLog.maybeLog(nowNanos, this::heaviestHeld, heldFor[StreamShares.Hold.NETWORK_SHARE.ordinal()].get(),
+                heldFor[StreamShares.Hold.DEVICE_SHARE.ordinal()].get());
     }
 
     private int partition(Imei imei) {
@@ -246,23 +251,24 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         return n;
     }
 
-    /** One line per interval at most, naming the heaviest device: per-device holds come and go often. */
-    private void logShareHolds(long nowNanos) {
-        if (nowNanos - shareLoggedAtNanos < SHARE_LOG_EVERY_NANOS || shareHeldSinceLog.get() == 0) {
-            return;
-        }
-        shareLoggedAtNanos = nowNanos;
-        long count = shareHeldSinceLog.getAndSet(0);
+    /** The heaviest device held now, for the log line; null when none. */
+    private Imei heaviestHeld() {
         Imei heaviest = null;
         for (Held h : held) {
             if (!h.taken() && (heaviest == null || shares.estimate(h.imei) > shares.estimate(heaviest))) {
                 heaviest = h.imei;
             }
         }
-        LOG.warn("{} packets held for devices over their share of the telemetry stream ({} entries each, "
-                + "TELEMETRY_DEVICE_SHARE of TELEMETRY_MAX_UNREAD); heaviest now imei={} with about {} entries "
-                + "unread; the other devices are acknowledged", count, shares.maxPerDevice(),
-                heaviest == null ? "-" : heaviest.value(), heaviest == null ? 0 : shares.estimate(heaviest));
+        return heaviest;
+    }
+
+    /** What a packet that could not even be held was waiting for, for its error. */
+    private static String why(StreamShares.Hold hold) {
+        return switch (hold) {
+            case NETWORK_SHARE -> "network over its fair share of the telemetry stream";
+            case DEVICE_SHARE -> "device over its fair share of the telemetry stream";
+            default -> "telemetry stream full";
+        };
     }
 
     private String state(StreamSnapshot stream) {
@@ -301,7 +307,8 @@ public final class TelemetryBackpressure implements TelemetryWriter {
                 continue;
             }
             // A device's later packets stay behind its first one still held (datagrams: several at once).
-            if (behind.contains(h.imei) || full[h.partition] || !shares.admit(h.imei, h.packet.size())) {
+            if (behind.contains(h.imei) || full[h.partition]
+                    || shares.admit(h.imei, h.connection.network(), h.packet.size()) != StreamShares.Hold.NONE) {
                 behind.add(h.imei);
                 continue;
             }
@@ -380,9 +387,20 @@ public final class TelemetryBackpressure implements TelemetryWriter {
         return heldBytes.get();
     }
 
-    /** Packets held since start because their device was over its share of the stream. */
+    /** Packets held since start because their device, or its network, was over its fair share of the stream. */
     public long shareHeldTotal() {
-        return shareHeldTotal.get();
+        return heldFor[StreamShares.Hold.NETWORK_SHARE.ordinal()].get()
+                + heldFor[StreamShares.Hold.DEVICE_SHARE.ordinal()].get();
+    }
+
+    /** Packets held since start for {@code reason}. */
+    public long heldTotal(StreamShares.Hold reason) {
+        return heldFor[reason.ordinal()].get();
+    }
+
+    /** The shares the gate applies (metrics). */
+    public StreamShares shares() {
+        return shares;
     }
 
     /** Packets held since start. */

@@ -126,8 +126,8 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private static String refusalDetail(String refusal) {
         return switch (refusal) {
             case "denied" -> "the IMEI is on devices:denied";
-            case NEW_IMEI_LIMIT -> "too many IMEIs new to the fleet from this network (/24, /64) in the last minute "
-                    + "(MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE)";
+            case NEW_IMEI_LIMIT -> "too many IMEIs new to the fleet from this network (/24, /64): its budget "
+                    + "(MAX_NEW_IMEIS_BURST_PER_ADDRESS, refilled at MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE) is used up";
             default -> "DEVICE_ADMISSION=allow-list and the IMEI is not on devices:allowed";
         };
     }

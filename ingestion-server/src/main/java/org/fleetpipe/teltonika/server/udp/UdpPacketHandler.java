@@ -23,6 +23,7 @@ import org.fleetpipe.teltonika.server.admission.RefusalLog;
 import org.fleetpipe.teltonika.server.ingest.UntrustedText;
 import org.fleetpipe.teltonika.server.lifecycle.PendingCalls;
 import org.fleetpipe.teltonika.server.limits.DeviceRateLimits;
+import org.fleetpipe.teltonika.server.limits.NetworkKey;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,7 +108,7 @@ public final class UdpPacketHandler extends SimpleChannelInboundHandler<Datagram
                     : !rates.tryTakeNow(imei, packet.packet().size(), datagramBytes)
                     ? CompletableFuture.failedFuture(new OverRate())
                     : writeBudget.test(packet.packet().size()) ? writer.write(imei, AvlPacketView.of(packet.packet()), receivedAt,
-                            ResendGuard.everyPacket(), channel.eventLoop())
+                            ResendGuard.everyPacket(NetworkKey.of(sender.getAddress())), channel.eventLoop())
                     : CompletableFuture.failedFuture(new Refused(WRITE_BUDGET)));
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);

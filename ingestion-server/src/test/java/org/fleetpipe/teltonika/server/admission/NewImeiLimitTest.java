@@ -61,6 +61,24 @@ class NewImeiLimitTest {
     }
 
     @Test
+    void aCutoverWithinTheBurst_thenAllAdmittedAtOnce_thenTheRate() throws Exception {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        NewImeiLimit cutover = new NewImeiLimit(100, 2_000, imei -> CompletableFuture.completedFuture(false), now::get);
+        InetAddress nat = InetAddress.getByName("10.9.9.9");
+
+        for (int n = 0; n < 2_000; n++) {
+            assertThat(cutover.admits(nat, new Imei(TestImeis.numbered(10_000 + n))).toCompletableFuture().join())
+                    .as("device %d of the cutover", n).isTrue();
+        }
+        assertThat(cutover.admits(nat, new Imei(TestImeis.numbered(20_000))).toCompletableFuture().join())
+                .as("past the burst").isFalse();
+
+        now.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toNanos(6));
+        assertThat(cutover.admits(nat, new Imei(TestImeis.numbered(20_001))).toCompletableFuture().join())
+                .as("refilled at 100 a minute: 10 in 6 s").isTrue();
+    }
+
+    @Test
     void off_whenZero_thenEveryImeiAdmittedWithoutAsking() {
         NewImeiLimit off = new NewImeiLimit(0, imei -> {
             throw new AssertionError("must not ask");

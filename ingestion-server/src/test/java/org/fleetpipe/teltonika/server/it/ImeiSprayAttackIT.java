@@ -53,6 +53,7 @@ class ImeiSprayAttackIT {
     @BeforeEach
     void start(RedisFixture redis) throws Exception {
         Map<String, Object> settings = Map.of("limits.max-new-imeis-per-address-per-minute", NEW_PER_MINUTE,
+                "limits.max-new-imeis-burst-per-address", NEW_PER_MINUTE,
                 "registry.device-info-ttl-before-records", BEFORE_RECORDS.toMillis() + "ms");
         first = ItServer.start(redis, true, settings);
         target = ItServer.start(redis, true, settings);

@@ -157,7 +157,7 @@ class PartitionsIT {
         // 400 unread across 4 partitions: 100 each. The gauges follow the retention ticker (100 ms);
         // the waits leave room for a busy CI machine, where a 10 s one ran out once.
         startServer(Map.of("telemetry.max-unread", 400, "telemetry.retention.interval", "100ms",
-                "telemetry.backpressure.device-share", 0));
+                "telemetry.backpressure.fair-share-from", 1));
         String full = stream(PartitionRule.partitionOf(slow, PARTITIONS));
         redis.eval("for i = 1, 100 do redis.call('XADD', KEYS[1], '*', 'filler', i) end", ScriptOutputType.STATUS, full);
         await().atMost(Duration.ofSeconds(30)).until(() -> gauge("teltonika.telemetry.backpressure.partitions") == 1.0);

@@ -71,7 +71,7 @@ class StreamBackpressureIT {
         // One device fills the stream here: no per-device share, which DeviceShareAttackIT covers.
         Map<String, Object> settings = new java.util.HashMap<>(Map.of("telemetry.stream-max-len", 20,
                 "telemetry.max-unread", CAP, "telemetry.retention.interval", "100ms", "api-token", TOKEN,
-                "telemetry.backpressure.device-share", 0));
+                "telemetry.backpressure.fair-share-from", 1));
         settings.putAll(extra);
         server = ItServer.start(fixture, withUdp, settings);
     }

@@ -73,6 +73,7 @@ class TelemetryBackpressureTest {
         assertThat(gate.held()).isZero();
         assertThat(gate.heldTotal()).isEqualTo(1);
         assertThat(gate.engagedTotal()).isEqualTo(1);
+        assertThat(gate.heldTotal(StreamShares.Hold.STREAM_FULL)).isEqualTo(1);
     }
 
     @Test
@@ -181,9 +182,10 @@ class TelemetryBackpressureTest {
     }
     private static final Imei FLOODER = Imei.parse(TestImeis.numbered(1), true);
 
-    /** A gate whose devices may each hold 10 of the 100 entries the cap allows. */
+    /** A gate whose shares apply from 10 of the 100 entries the cap allows. */
     private TelemetryBackpressure sharedGate(long maxHeldBytes) {
-        return new TelemetryBackpressure(writer, SETTINGS, 100, new DeviceStreamShares(10), maxHeldBytes, () -> now);
+        return new TelemetryBackpressure(writer, SETTINGS, 100, new StreamShares(10, 100), maxHeldBytes,
+                () -> now);
     }
 
     @Test
@@ -192,7 +194,7 @@ class TelemetryBackpressureTest {
         for (int i = 0; i < 5; i++) {
             shared.write(FLOODER, packet, 1);
         }
-        assertThat(writer.count()).as("10 records: its whole share").isEqualTo(5);
+        assertThat(writer.count()).as("10 records: up to the point where shares apply").isEqualTo(5);
 
         CompletableFuture<Integer> held = shared.write(FLOODER, packet, 1).toCompletableFuture();
         shared.write(IMEI, packet, 1);
@@ -200,6 +202,7 @@ class TelemetryBackpressureTest {
         assertThat(shared.engaged()).as("the stream is not full").isFalse();
         assertThat(shared.held()).isEqualTo(1);
         assertThat(shared.shareHeldTotal()).isEqualTo(1);
+        assertThat(shared.heldTotal(StreamShares.Hold.DEVICE_SHARE)).isEqualTo(1);
         assertThat(writer.count()).as("the other device's packet went through").isEqualTo(6);
         assertThat(writer.write(5).imei()).isEqualTo(IMEI);
 
@@ -244,7 +247,7 @@ class TelemetryBackpressureTest {
     @Test
     void onePartitionAtItsShareOfTheCap_thenOnlyItsDevicesAreHeld() {
         // Two partitions: 50 of the cap of 100 each. IMEI is in partition 1, FLOODER in 0.
-        TelemetryBackpressure split = new TelemetryBackpressure(writer, SETTINGS, 3, new DeviceStreamShares(0),
+        TelemetryBackpressure split = new TelemetryBackpressure(writer, SETTINGS, 3, StreamShares.off(),
                 Long.MAX_VALUE, 2, imei -> imei.equals(IMEI) ? 1 : 0, () -> now);
         StreamSnapshot fullOne = stream(50, true);
         StreamSnapshot emptyOne = stream(0, true);

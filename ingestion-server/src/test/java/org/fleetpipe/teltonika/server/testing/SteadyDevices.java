@@ -21,8 +21,8 @@ import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 
 /**
  * Well-behaved trackers next to an attack: each logs in (TCP) or just sends (UDP), then sends a
- * one-record packet every {@code interval} and waits for its ACK, recording every ACK's latency.
- * One thread per device; {@link #stop()} ends them and reports what they saw.
+ * packet (one record unless asked for more) every {@code interval} and waits for its ACK, recording
+ * every ACK's latency. One thread per device; {@link #stop()} ends them and reports what they saw.
  */
 public final class SteadyDevices implements AutoCloseable {
 
@@ -39,6 +39,7 @@ public final class SteadyDevices implements AutoCloseable {
     private final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
+    private int recordsPerPacket = 1;
     private Result stopped;
 
     private SteadyDevices() {
@@ -47,9 +48,20 @@ public final class SteadyDevices implements AutoCloseable {
     /** TCP devices, one per IMEI, each logged in before this returns. */
     public static SteadyDevices tcp(InetSocketAddress server, List<String> imeis, Duration interval)
             throws Exception {
+        return tcpFrom(List.of(), server, imeis, interval, 1);
+    }
+
+    /**
+     * As {@link #tcp}, device i connecting from {@code sources} i (another host on 127.0.0.0/8; the
+     * default address past the list's end) and sending {@code recordsPerPacket} records a packet.
+     */
+    public static SteadyDevices tcpFrom(List<InetAddress> sources, InetSocketAddress server, List<String> imeis,
+                                        Duration interval, int recordsPerPacket) throws Exception {
         SteadyDevices devices = new SteadyDevices();
-        for (String imei : imeis) {
-            DeviceClient client = DeviceClient.connect(server);
+        devices.recordsPerPacket = recordsPerPacket;
+        for (int i = 0; i < imeis.size(); i++) {
+            String imei = imeis.get(i);
+            DeviceClient client = DeviceClient.connectFrom(i < sources.size() ? sources.get(i) : null, server);
             if (client.login(imei) != 0x01) {
                 client.close();
                 throw new IllegalStateException("steady device " + imei + " was not let in");
@@ -147,7 +159,7 @@ public final class SteadyDevices implements AutoCloseable {
     private void loop(Duration interval, Exchange exchange) throws Exception {
         RandomAvl random = new RandomAvl(System.nanoTime());
         while (running) {
-            AvlPacket packet = random.packet(CodecId.CODEC_8, 1);
+            AvlPacket packet = random.packet(CodecId.CODEC_8, recordsPerPacket);
             long start = System.nanoTime();
             sent.incrementAndGet();
             if (exchange.send(packet)) {
@@ -173,6 +185,16 @@ public final class SteadyDevices implements AutoCloseable {
         org.assertj.core.api.Assertions.assertThat(result.acknowledged()).isEqualTo(result.sent());
         org.assertj.core.api.Assertions.assertThat(result.maxLatencyMillis())
                 .as("slowest ACK of the steady devices (p99 %d ms)", result.p99LatencyMillis()).isLessThan(3_000);
+    }
+
+    /** The slowest ACK so far, in milliseconds. */
+    public long slowestAckMillis() {
+        return latencies.stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    /** Errors so far (a missing or wrong ACK). */
+    public List<String> errors() {
+        return List.copyOf(errors);
     }
 
     /** Packets acknowledged so far. */
