@@ -52,7 +52,9 @@ public final class SettingsLoader {
 
     private static ServerSettings load(Config environment, Map<String, ?> overrides) {
         try {
-            return from(resolve(environment, overrides));
+            Config settings = resolve(environment, overrides);
+            RetiredSettings.refuseAny(environment, settings);
+            return from(settings);
         } catch (ConfigException e) {
             // A broken application.conf, say; the values themselves are checked in from().
             throw new SettingsException(e.getMessage().replaceAll("[\\r\\n]+", " "), e);

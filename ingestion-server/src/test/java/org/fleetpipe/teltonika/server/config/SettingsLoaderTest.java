@@ -619,4 +619,13 @@ class SettingsLoaderTest {
                 .isInstanceOf(SettingsException.class).hasMessageContaining("MAX_CONNECTIONS")
                 .hasMessageContaining("781 MiB").hasMessageContaining("512 MiB").hasMessageContaining("at most 32768");
     }
+
+    @Test
+    void aRetiredSetting_stillSet_refusesTheStart_namingWhatReplacedIt() {
+        assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("TELEMETRY_DEVICE_SHARE", "0.01"), Map.of()))
+                .isInstanceOf(SettingsException.class).hasMessageContaining("TELEMETRY_DEVICE_SHARE")
+                .hasMessageContaining("no longer a setting").hasMessageContaining("TELEMETRY_FAIR_SHARE_FROM");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("telemetry.backpressure.device-share", 0.01)))
+                .isInstanceOf(SettingsException.class).hasMessageContaining("telemetry.backpressure.device-share");
+    }
 }
