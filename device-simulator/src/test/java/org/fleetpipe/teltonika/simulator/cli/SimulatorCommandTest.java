@@ -5,14 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Objects;
+import org.fleetpipe.teltonika.cli.DurationText;
 import org.fleetpipe.teltonika.simulator.device.ImeiSequence;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Help.Ansi;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
 
-class OptionsParserTest {
+class SimulatorCommandTest {
 
     @Test
-    void parse_noArguments_thenTheDocumentedDefaults() throws Exception {
-        SimulatorOptions o = OptionsParser.parse();
+    void parse_noArguments_thenTheDocumentedDefaults() {
+        SimulatorOptions o = SimulatorCommand.parse();
 
         assertThat(o.server().getAddress().getHostAddress()).isEqualTo("127.0.0.1");
         assertThat(o.server().getPort()).isEqualTo(5027);
@@ -26,6 +33,13 @@ class OptionsParserTest {
         assertThat(o.maxPackets()).isEqualTo(Long.MAX_VALUE);
         assertThat(o.load()).isFalse();
         assertThat(o.sourceAddresses()).isEmpty();
+        assertThat(o.ackTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(o.backoffMin()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(o.backoffMax()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(o.backlog()).isEqualTo(10_000);
+        assertThat(o.maxPacketBytes()).isEqualTo(1280);
+        assertThat(o.progress()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(o.drain()).isEqualTo(Duration.ofSeconds(10));
         assertThat(o.threads()).isEqualTo(2);
         assertThat(o.startSpread()).isNull();
         assertThat(o.warmup()).isZero();
@@ -34,7 +48,7 @@ class OptionsParserTest {
 
     @Test
     void parse_everyOption_inBothSpellings() throws Exception {
-        SimulatorOptions o = OptionsParser.parse("--host", "localhost", "--port=15027", "--devices", "100",
+        SimulatorOptions o = SimulatorCommand.parse("--host", "localhost", "--port=15027", "--devices", "100",
                 "--interval", "250ms", "--records=10", "--codec", "8e", "--transport", "UDP", "--duration", "2m",
                 "--imei-base", "35000000000000", "--max-packets", "7", "--load", "--source-addresses",
                 "127.0.0.2, 127.0.0.3", "--ack-timeout", "3s", "--backoff-min", "100ms", "--backoff-max", "5s",
@@ -68,8 +82,19 @@ class OptionsParserTest {
     }
 
     @Test
-    void parse_sendFrom_thenEachDeviceKeepsItsPhaseAndNoneGeneratesBeforeIt() throws Exception {
-        SimulatorOptions o = OptionsParser.parse("--devices", "5000", "--interval", "500ms", "--start-spread", "5s",
+    void durations_readTheToolsOneGrammar() {
+        SimulatorOptions o = SimulatorCommand.parse("--duration", "1m30s", "--interval", "PT0.5S", "--drain", "1.5s",
+                "--warmup", "10 seconds");
+
+        assertThat(o.duration()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(o.interval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(o.drain()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(o.warmup()).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void parse_sendFrom_thenEachDeviceKeepsItsPhaseAndNoneGeneratesBeforeIt() {
+        SimulatorOptions o = SimulatorCommand.parse("--devices", "5000", "--interval", "500ms", "--start-spread", "5s",
                 "--send-from", "6s", "--duration", "40s");
 
         assertThat(o.sendFrom()).isEqualTo(Duration.ofSeconds(6));
@@ -80,42 +105,43 @@ class OptionsParserTest {
         assertThat(o.firstRecordsDelayNanos(4_999 * ms)).isEqualTo(6_499 * ms);
         // A device opened after it starts at its opening, as without the option.
         assertThat(o.firstRecordsDelayNanos(7_000 * ms)).isEqualTo(7_000 * ms);
-        assertThat(OptionsParser.parse("--devices", "3").firstRecordsDelayNanos(250 * ms)).isEqualTo(250 * ms);
+        assertThat(SimulatorCommand.parse("--devices", "3").firstRecordsDelayNanos(250 * ms)).isEqualTo(250 * ms);
     }
 
     @Test
-    void parse_connections_isTheSameAsDevices() throws Exception {
-        assertThat(OptionsParser.parse("--load", "--connections", "200").devices()).isEqualTo(200);
+    void parse_connections_isTheSameAsDevices() {
+        assertThat(SimulatorCommand.parse("--load", "--connections", "200").devices()).isEqualTo(200);
     }
 
     @Test
-    void parse_aHostThatIsNotLoopback_thenRefusedUnlessAllowRemote() throws Exception {
+    void parse_aHostThatIsNotLoopback_thenRefusedUnlessAllowRemote() {
         // Parsing only: nothing is sent anywhere.
-        assertThatThrownBy(() -> OptionsParser.parse("--host", "10.20.30.40"))
-                .isInstanceOf(UsageException.class)
+        assertThatThrownBy(() -> SimulatorCommand.parse("--host", "10.20.30.40"))
+                .isInstanceOf(ParameterException.class)
                 .hasMessageContaining("--host").hasMessageContaining("not a loopback address")
                 .hasMessageContaining("--allow-remote");
-        assertThatThrownBy(() -> OptionsParser.parse("--source-addresses", "127.0.0.2,192.168.1.5"))
+        assertThatThrownBy(() -> SimulatorCommand.parse("--source-addresses", "127.0.0.2,192.168.1.5"))
                 .hasMessageContaining("--source-addresses").hasMessageContaining("192.168.1.5");
 
-        assertThat(OptionsParser.parse("--host", "10.20.30.40", "--allow-remote").server().getHostString())
+        assertThat(SimulatorCommand.parse("--host", "10.20.30.40", "--allow-remote").server().getHostString())
                 .isEqualTo("10.20.30.40");
     }
 
     @Test
     void parse_badInput_thenOneLineNamingTheOptionAndWhatItExpects() {
-        assertMessage("--port 0 is outside 1..65535", "--port", "0");
-        assertMessage("--devices: expected a whole number, got 'many'", "--devices", "many");
-        assertMessage("--records: 256 is outside 1..255", "--records", "256");
-        assertMessage("--codec: expected 8, 8E, 16 or mixed, got '12'", "--codec", "12");
-        assertMessage("--transport: expected tcp or udp, got 'sctp'", "--transport", "sctp");
-        assertMessage("--interval: expected a duration such as 500ms, 5s, 2m, got '1 sec'", "--interval", "1 sec");
-        assertMessage("--duration: must be more than zero", "--duration", "0s");
-        assertMessage("--imei-base: expected 14 digits", "--imei-base", "352093081452251");
-        assertMessage("unknown option --device", "--device", "3");
-        assertMessage("--port needs a value", "--port");
-        assertMessage("--load takes no value", "--load=yes");
-        assertMessage("unexpected argument 'tcp'", "tcp");
+        assertMessage("--port must be 1..65535, got 0", "--port", "0");
+        assertMessage("'many' is not an int", "--devices", "many");
+        assertMessage("--records must be 1..255, got 256", "--records", "256");
+        assertMessage("--codec': expected 8, 8E, 16 or mixed, got '12'", "--codec", "12");
+        assertMessage("--transport", "--transport", "sctp");
+        assertMessage("--interval': '1 sec' is not a duration: unknown unit 'sec'", "--interval", "1 sec");
+        assertMessage("--interval': '5' is not a duration", "--interval", "5");
+        assertMessage("--duration must be more than zero", "--duration", "0s");
+        assertMessage("--imei-base must be 0..99999999999999, got 352093081452251", "--imei-base", "352093081452251");
+        assertMessage("--device", "--device", "3");
+        assertMessage("--port", "--port");
+        assertMessage("--load", "--load=yes");
+        assertMessage("tcp", "tcp");
         assertMessage("--backoff-max (1s) is shorter than --backoff-min (2s)", "--backoff-min", "2s",
                 "--backoff-max", "1s");
         assertMessage("--warmup (10s) leaves nothing of --duration (10s) to report", "--duration", "10s",
@@ -124,38 +150,40 @@ class OptionsParserTest {
         assertMessage("--send-from (10s) leaves nothing of --duration (10s) to send in", "--duration", "10s",
                 "--send-from", "10s");
         assertMessage("leaves no room for 3 devices", "--imei-base", "99999999999998", "--devices", "3");
+        assertMessage("--devices (--connections) must be 1..1000000, got 0", "--connections", "0");
     }
 
     @Test
-    void parse_help_thenAHelpRequest() {
-        assertThatThrownBy(() -> OptionsParser.parse("--help"))
-                .isInstanceOfSatisfying(UsageException.class, e -> assertThat(e.helpRequested()).isTrue());
+    void parse_aRepeatedOption_thenTheLastWins() {
+        assertThat(SimulatorCommand.parse("--port", "5", "--port", "6").server().getPort()).isEqualTo(6);
+        assertThat(SimulatorCommand.parse("--devices", "5", "--connections", "7").devices()).isEqualTo(7);
+        assertThat(SimulatorCommand.parse("--progress", "0", "--progress", "5s").progress())
+                .isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
-    void parse_aRepeatedOption_thenTheLastWins() throws Exception {
-        assertThat(OptionsParser.parse("--port", "5", "--port", "6").server().getPort()).isEqualTo(6);
-        assertThat(OptionsParser.parse("--devices", "5", "--connections", "7").devices()).isEqualTo(7);
+    void everyOption_isATypedField_notASetter() {
+        CommandLine line = new SimulatorCommand().commandLine();
+        assertThat(line.getCommandSpec().options()).allSatisfy(option -> assertThat(option.setter().toString())
+                .as(option.longestName()).contains("FieldBinding"));
+        assertThat(Arrays.stream(SimulatorCommand.class.getDeclaredMethods())
+                .map(m -> m.getAnnotation(CommandLine.Option.class)).filter(Objects::nonNull)).isEmpty();
     }
 
     @Test
-    void parse_twoMistakes_thenTheFirstIsReported() {
-        assertMessage("unknown option --bogus", "--bogus", "--port", "0");
-        assertMessage("--port: 0 is outside 1..65535", "--port", "0", "--bogus");
-        assertMessage("--connections: 0 is outside 1..1000000", "--connections", "0");
-        assertThatThrownBy(() -> OptionsParser.parse("--help", "--port", "0"))
-                .isInstanceOfSatisfying(UsageException.class, e -> assertThat(e.helpRequested()).isTrue());
-    }
-
-    @Test
-    void usage_listsEveryOptionFromTheCommand() {
-        assertThat(Usage.text()).startsWith("usage: java -jar device-simulator.jar [options]")
-                .contains("--source-addresses", "--warmup", "--connections", "Durations: 500ms")
-                .doesNotContain("Usage:");
+    void usage_listsEveryOptionWithItsDefault() {
+        String usage = new SimulatorCommand().commandLine().getUsageMessage(Ansi.OFF);
+        assertThat(usage).startsWith("usage: java -jar device-simulator.jar [options]")
+                .contains("--source-addresses", "--warmup", "--connections", DurationText.HELP,
+                        "(default 5027)", "(default 1s)", "35209308000000", "--source-addresses=A,B ")
+                .doesNotContain("Usage:", "${DEFAULT-VALUE}");
+        for (OptionSpec option : new SimulatorCommand().commandLine().getCommandSpec().options()) {
+            assertThat(usage).contains(option.longestName());
+        }
     }
 
     private static void assertMessage(String expected, String... args) {
-        assertThatThrownBy(() -> OptionsParser.parse(args)).isInstanceOf(UsageException.class)
-                .hasMessageContaining(expected.replace("--port 0", "--port: 0"));
+        assertThatThrownBy(() -> SimulatorCommand.parse(args)).isInstanceOf(ParameterException.class)
+                .hasMessageContaining(expected);
     }
 }
