@@ -50,7 +50,7 @@ class BridgeCommandTest {
     }
 
     @Test
-    void durations_readTheToolsOneGrammar_andABadOneIsPicocclisRefusal() {
+    void durations_readTheToolsOneGrammar_andABadOneIsRefusedByPicocli() {
         BridgeSettings settings = parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
                 "--claim-idle", "1m30s", "--lease-ttl", "PT20S", "--shutdown-grace", "1.5m");
         assertThat(settings.claimIdle()).isEqualTo(Duration.ofSeconds(90));
