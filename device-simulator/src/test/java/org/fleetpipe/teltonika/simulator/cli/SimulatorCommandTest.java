@@ -162,6 +162,13 @@ class SimulatorCommandTest {
     }
 
     @Test
+    void sourceAddresses_givenTwice_thenBothLists() throws Exception {
+        assertThat(SimulatorCommand.parse("--source-addresses", "127.0.0.2", "--source-addresses", "127.0.0.3,127.0.0.4")
+                .sourceAddresses()).containsExactly(InetAddress.getByName("127.0.0.2"),
+                InetAddress.getByName("127.0.0.3"), InetAddress.getByName("127.0.0.4"));
+    }
+
+    @Test
     void everyOption_isATypedField_notASetter() {
         CommandLine line = new SimulatorCommand().commandLine();
         assertThat(line.getCommandSpec().options()).allSatisfy(option -> assertThat(option.setter().toString())
