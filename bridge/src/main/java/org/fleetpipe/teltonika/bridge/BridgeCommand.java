@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.fleetpipe.teltonika.bridge.BridgeSettings.SinkKind;
 import org.fleetpipe.teltonika.bridge.stream.GroupStart;
+import org.fleetpipe.teltonika.cli.DurationConverter;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -69,22 +70,26 @@ final class BridgeCommand {
     int lanes;
 
     @Option(names = "--claim-idle", defaultValue = "${env:BRIDGE_CLAIM_IDLE:-60s}",
+            converter = DurationConverter.class,
             description = "take over entries another replica held this long without touching them"
                     + " (BRIDGE_CLAIM_IDLE, 60s)")
-    String claimIdle;
+    Duration claimIdle;
 
     @Option(names = "--lease-ttl", defaultValue = "${env:BRIDGE_LEASE_TTL:-15s}",
+            converter = DurationConverter.class,
             description = "how long a partition lease lasts unless renewed (every third of it); a stopped replica's"
                     + " partitions move at once, a dead one's after this (BRIDGE_LEASE_TTL, 15s)")
-    String leaseTtl;
+    Duration leaseTtl;
 
     @Option(names = "--max-backoff", defaultValue = "${env:BRIDGE_MAX_BACKOFF:-30s}",
+            converter = DurationConverter.class,
             description = "longest wait between two tries of a failing sink (BRIDGE_MAX_BACKOFF, 30s)")
-    String maxBackoff;
+    Duration maxBackoff;
 
     @Option(names = "--shutdown-grace", defaultValue = "${env:BRIDGE_SHUTDOWN_GRACE:-20s}",
+            converter = DurationConverter.class,
             description = "on SIGTERM, time to finish the batches in flight (BRIDGE_SHUTDOWN_GRACE, 20s)")
-    String shutdownGrace;
+    Duration shutdownGrace;
 
     @Option(names = "--dead-letter-max", defaultValue = "${env:BRIDGE_DEAD_LETTER_MAX:-100000}",
             description = "cap of the stream dlq:bridge:<group> (BRIDGE_DEAD_LETTER_MAX, 100000)")
@@ -115,8 +120,9 @@ final class BridgeCommand {
     String url;
 
     @Option(names = "--http-timeout", defaultValue = "${env:BRIDGE_HTTP_TIMEOUT:-10s}",
+            converter = DurationConverter.class,
             description = "http: time for one POST to be answered (BRIDGE_HTTP_TIMEOUT, 10s)")
-    String httpTimeout;
+    Duration httpTimeout;
 
     @Option(names = "--header", description = "http: a request header, 'Name: value', repeatable; a secret is"
             + " better in BRIDGE_HTTP_AUTHORIZATION (sent as Authorization)")
@@ -140,9 +146,10 @@ final class BridgeCommand {
     int mqttMaxPayload;
 
     @Option(names = "--mqtt-timeout", defaultValue = "${env:MQTT_TIMEOUT:-10s}",
+            converter = DurationConverter.class,
             description = "mqtt: time for a batch to be published and PUBACKed, and for a connect"
                     + " (MQTT_TIMEOUT, 10s)")
-    String mqttTimeout;
+    Duration mqttTimeout;
 
     /** Checks the options against each other and names the first problem. */
     BridgeSettings settings(Map<String, String> environment) {
@@ -159,8 +166,7 @@ final class BridgeCommand {
         require(lanes >= 1 && lanes <= 256, "--lanes must be 1..256");
         require(deadLetterMax >= 1, "--dead-letter-max must be at least 1");
         require(httpPort >= 0 && httpPort <= 65535, "--http-port must be 0..65535");
-        Duration lease = DurationText.parse(leaseTtl);
-        require(lease.toMillis() >= 1_000 && lease.toMinutes() <= 10, "--lease-ttl must be 1s..10m");
+        require(leaseTtl.toMillis() >= 1_000 && leaseTtl.toMinutes() <= 10, "--lease-ttl must be 1s..10m");
         String groupName = group == null || group.isBlank() ? kind.label() : group.trim();
         BridgeSettings.Kafka kafka = null;
         BridgeSettings.Http http = null;
@@ -187,7 +193,7 @@ final class BridgeCommand {
                 if (authorization != null && !authorization.isBlank()) {
                     headerMap.put("Authorization", authorization.trim());
                 }
-                http = new BridgeSettings.Http(uri, DurationText.parse(httpTimeout), headerMap);
+                http = new BridgeSettings.Http(uri, httpTimeout, headerMap);
             }
             case MQTT -> {
                 require(mqttUrl != null && !mqttUrl.isBlank(), "--mqtt-url (or MQTT_URL) is required with --sink mqtt");
@@ -201,20 +207,20 @@ final class BridgeCommand {
                 require(!template.contains("+") && !template.contains("#"),
                         "--topic for mqtt must not contain the wildcards + or #, got '" + template + "'");
                 require(mqttMaxInFlight >= 1 && mqttMaxInFlight <= 65_535, "--mqtt-max-in-flight must be 1..65535");
-                Duration timeout = DurationText.parse(mqttTimeout);
-                require(timeout.toMillis() >= 1_000 && timeout.toMinutes() <= 10, "--mqtt-timeout must be 1s..10m");
+                require(mqttTimeout.toMillis() >= 1_000 && mqttTimeout.toMinutes() <= 10,
+                        "--mqtt-timeout must be 1s..10m");
                 require(mqttMaxPayload >= 1024 && mqttMaxPayload <= 268_435_455,
                         "--mqtt-max-payload must be 1024..268435455");
                 String password = environment.get("MQTT_PASSWORD");
                 mqtt = new BridgeSettings.Mqtt(server.toString(), template,
                         mqttUsername == null || mqttUsername.isBlank() ? null : mqttUsername.trim(),
                         password == null || password.isEmpty() ? null : password.toCharArray(), mqttMaxInFlight,
-                        timeout, mqttMaxPayload);
+                        mqttTimeout, mqttMaxPayload);
             }
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,
                 consumerName(), GroupStart.parseFrom(from), partitions == null ? 0 : partitions, batch, lanes,
-                DurationText.parse(claimIdle), lease, DurationText.parse(maxBackoff), DurationText.parse(shutdownGrace),
+                claimIdle, leaseTtl, maxBackoff, shutdownGrace,
                 deadLetterMax, httpHost, httpPort, kafka, http, mqtt, rebind);
     }
 

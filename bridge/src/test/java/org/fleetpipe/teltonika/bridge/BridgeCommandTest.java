@@ -50,6 +50,18 @@ class BridgeCommandTest {
     }
 
     @Test
+    void durations_readTheToolsOneGrammar_andABadOneIsRefusedByPicocli() {
+        BridgeSettings settings = parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--claim-idle", "1m30s", "--lease-ttl", "PT20S", "--shutdown-grace", "1.5m");
+        assertThat(settings.claimIdle()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(settings.leaseTtl()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(settings.shutdownGrace()).isEqualTo(Duration.ofSeconds(90));
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h/",
+                "--max-backoff", "soon")).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--max-backoff").hasMessageContaining("'soon' is not a duration");
+    }
+
+    @Test
     void http_takesHeaders_andTheAuthorizationSecretFromTheEnvironment() {
         BridgeSettings settings = parse(Map.of("BRIDGE_HTTP_AUTHORIZATION", "Bearer s3cret"), "--sink", "http",
                 "--redis-url", "redis://x:1", "--url", "https://platform.example/ingest", "--header", "X-Fleet: a",

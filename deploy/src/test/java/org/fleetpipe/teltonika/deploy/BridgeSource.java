@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.fleetpipe.teltonika.cli.DurationText;
 
 /**
  * What the bridge reads, taken from its own sources in the repository: the environment variables
@@ -29,8 +30,6 @@ final class BridgeSource {
     private static final Pattern DIRECT_ENV = Pattern.compile("environment\\.get\\(\"([A-Z0-9_]+)\"\\)");
     private static final Pattern LOGBACK_VAR = Pattern.compile("\\$\\{([A-Za-z0-9_]+):-");
     private static final Pattern CONTEXT = Pattern.compile("createContext\\(\"([^\"]+)\"");
-    /** BridgeCommand's DurationText: 500ms, 30s, 2m, 1h. */
-    private static final Pattern DURATION = Pattern.compile("([0-9]{1,9})(ms|s|m|h)");
 
     /** env var name → its default in BridgeCommand (null: none, or read directly). */
     private final Map<String, String> envDefaults = new LinkedHashMap<>();
@@ -80,19 +79,9 @@ final class BridgeSource {
         return httpPaths;
     }
 
-    /** A duration as the bridge parses it (DurationText). */
+    /** A duration as the bridge parses it: the tools' one grammar, cli-support's DurationText. */
     static Duration duration(String text) {
-        Matcher m = DURATION.matcher(text.trim());
-        if (!m.matches()) {
-            throw new IllegalArgumentException("not a bridge duration: " + text);
-        }
-        long n = Long.parseLong(m.group(1));
-        return switch (m.group(2)) {
-            case "ms" -> Duration.ofMillis(n);
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            default -> Duration.ofHours(n);
-        };
+        return DurationText.parse(text);
     }
 
     private static String read(Path file) {

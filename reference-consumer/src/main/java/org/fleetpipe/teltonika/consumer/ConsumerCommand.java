@@ -3,26 +3,31 @@ package org.fleetpipe.teltonika.consumer;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.Map;
+import org.fleetpipe.teltonika.cli.DurationConverter;
+import org.fleetpipe.teltonika.cli.DurationText;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Help.Ansi;
-import picocli.CommandLine.MissingParameterException;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** The reference consumer's command line as picocli reads it: each option with its help line, default and check. */
+/**
+ * The reference consumer's command line as picocli binds it: typed options with their help lines
+ * and defaults, then every bound and every check that spans options in one place ({@link #options()}).
+ */
 @Command(name = "reference-consumer",
         customSynopsis = "usage: java -jar reference-consumer.jar [options]",
         synopsisHeading = "",
         sortOptions = false,
-        footer = "Durations: 500ms, 2s, 5m, 1h.",
+        footer = {DurationText.HELP,
+            "Exit code: 0 when it stopped as asked, 1 when Redis failed, 2 for bad arguments."},
         usageHelpWidth = 120)
 final class ConsumerCommand {
+
+    /** {@code --output}: progress lines on stdout, or every entry as a JSON line there. */
+    enum Output { PROGRESS, JSONL }
 
     // Wide enough for the longest option and its value, "--dead-letter-stream=NAME", beside its help.
     private static final int OPTION_COLUMN = 26;
@@ -30,241 +35,141 @@ final class ConsumerCommand {
     @Spec
     private CommandSpec spec;
 
-    private String redisUrl;
-    private String stream = "telemetry";
-    private int partitions;
-    private String group = "reference";
-    private String consumer = defaultConsumerName();
-    private String from = "0";
-    private int count = 500;
-    private Duration block = Duration.ofSeconds(2);
-    private Duration claimIdle = Duration.ofSeconds(60);
-    private Duration progress = Duration.ofSeconds(5);
-    private Duration untilIdle = Duration.ZERO;
-    private Duration duration = Duration.ZERO;
-    private long maxEntries;
-    private boolean jsonLines;
-    private int maxDeliveries = 5;
-    private String deadLetterStream;
-    private String modelsHash;
-
-    @Option(names = {"--help", "-h"}, usageHelp = true, arity = "0", order = 99, description = "this text")
+    @Option(names = {"--help", "-h"}, usageHelp = true, order = 99, description = "this text")
     private boolean help;
 
-    private ConsumerCommand(Map<String, String> env) {
-        redisUrl = env.getOrDefault("REDIS_URL", "redis://127.0.0.1:6379");
-    }
-
-    /** Parses {@code args}; {@code env} supplies REDIS_URL. A mistake, or {@code --help}, is an IllegalArgumentException. */
-    static ConsumerOptions parse(String[] args, Map<String, String> env) {
-        ConsumerCommand command = new ConsumerCommand(env);
-        // Arguments are read as before picocli: the last of a repeated option wins, the token after an
-        // option is its value, "@name" is no file of arguments, and the parse stops at the first unknown one.
-        CommandLine commandLine = new CommandLine(command)
-                .setOverwrittenOptionsAllowed(true)
-                .setAllowOptionsAsOptionParameters(true)
-                .setExpandAtFiles(false)
-                .setStopAtUnmatched(true)
-                .setPosixClusteredShortOptionsAllowed(false)
-                .setUsageHelpLongOptionsMaxWidth(OPTION_COLUMN);
-        try {
-            commandLine.parseArgs(args);
-        } catch (ParameterException e) {
-            if (commandLine.isUsageHelpRequested()) {
-                // --help came before the mistake: the first of the two wins.
-                throw new IllegalArgumentException(usage(commandLine));
-            }
-            throw refusal(e, commandLine);
-        }
-        if (commandLine.isUsageHelpRequested()) {
-            throw new IllegalArgumentException(usage(commandLine));
-        }
-        if (!commandLine.getUnmatchedArguments().isEmpty()) {
-            throw new IllegalArgumentException("unknown option " + commandLine.getUnmatchedArguments().get(0) + "\n"
-                    + usage(commandLine));
-        }
-        return command.toOptions();
-    }
-
-    /** Picocli's refusal in the consumer's words: a missing value is followed by the usage. */
-    private static IllegalArgumentException refusal(ParameterException e, CommandLine commandLine) {
-        if (e instanceof MissingParameterException missing && !missing.getMissing().isEmpty()
-                && missing.getMissing().get(0) instanceof OptionSpec option) {
-            return new IllegalArgumentException(option.longestName() + " needs a value\n" + usage(commandLine));
-        }
-        return new IllegalArgumentException(e.getMessage());
-    }
-
-    private static String usage(CommandLine commandLine) {
-        return commandLine.getUsageMessage(Ansi.OFF).stripTrailing();
-    }
-
     @Option(names = "--redis-url", paramLabel = "URL", order = 1,
+            defaultValue = "${env:REDIS_URL:-redis://127.0.0.1:6379}",
             description = "Redis of the ingestion server (default: $REDIS_URL, else redis://127.0.0.1:6379)")
-    void redisUrl(String value) {
-        redisUrl = value;
-    }
+    private String redisUrl;
 
-    @Option(names = "--stream", paramLabel = "NAME", order = 2,
+    @Option(names = "--stream", paramLabel = "NAME", order = 2, defaultValue = "telemetry",
             description = "stream to read (default telemetry; put REDIS_NAMESPACE in front if the server has one)")
-    void stream(String value) {
-        stream = value;
-    }
+    private String stream;
 
     @Option(names = "--partitions", paramLabel = "N", order = 3,
             description = "how many partition streams the servers write (<stream>:{0}..): default what the"
                     + " servers wrote in <stream>:partitions, else 1 (the one stream)")
-    void partitions(String value) {
-        partitions = (int) positive("--partitions", value, TelemetryLayout.MAX_PARTITIONS);
-    }
+    private Integer partitions;
 
-    @Option(names = "--group", paramLabel = "NAME", order = 4,
+    @Option(names = "--group", paramLabel = "NAME", order = 4, defaultValue = "reference",
             description = "consumer group, created if missing (default reference)")
-    void group(String value) {
-        group = value;
-    }
+    private String group;
 
     @Option(names = "--consumer", paramLabel = "NAME", order = 5,
             description = "this consumer's name within the group, the same after a restart (default: the hostname)")
-    void consumer(String value) {
-        consumer = value;
-    }
+    private String consumer;
 
-    @Option(names = "--from", paramLabel = "0|$", order = 6,
+    @Option(names = "--from", paramLabel = "0|$", order = 6, defaultValue = "0",
             description = "where a new group starts: 0 = everything still in the stream (default), $ = new entries"
                     + " only")
-    void from(String value) {
-        if (!value.equals("0") && !value.equals("$")) {
-            throw refusal("--from must be 0 or $, got " + value);
-        }
-        from = value;
-    }
+    private String from;
 
-    @Option(names = "--count", paramLabel = "N", order = 7, description = "entries per XREADGROUP (default 500)")
-    void count(String value) {
-        count = (int) positive("--count", value, 100_000);
-    }
+    @Option(names = "--count", paramLabel = "N", order = 7, defaultValue = "500",
+            description = "entries per XREADGROUP, 1..100000 (default 500)")
+    private int count;
 
-    @Option(names = "--block", paramLabel = "DURATION", order = 8,
-            description = "how long one XREADGROUP waits for new entries (default 2s)")
-    void block(String value) {
-        block = duration("--block", value);
-    }
+    @Option(names = "--block", paramLabel = "DURATION", order = 8, defaultValue = "2s",
+            converter = DurationConverter.class,
+            description = "how long one XREADGROUP waits for new entries, more than 0 (default 2s)")
+    private Duration block;
 
-    @Option(names = "--claim-idle", paramLabel = "DURATION", order = 9,
+    @Option(names = "--claim-idle", paramLabel = "DURATION", order = 9, defaultValue = "60s",
+            converter = DurationConverter.class,
             description = "take over entries another consumer left unacknowledged this long (default 60s)")
-    void claimIdle(String value) {
-        claimIdle = duration("--claim-idle", value);
-    }
+    private Duration claimIdle;
 
-    @Option(names = "--progress", paramLabel = "DURATION", order = 10,
-            description = "progress line period, 0 = none (default 5s)")
-    void progress(String value) {
-        progress = duration("--progress", value);
-    }
+    @Option(names = "--progress", paramLabel = "DURATION", order = 10, defaultValue = "5s",
+            converter = DurationConverter.class, description = "progress line period, 0 = none (default 5s)")
+    private Duration progress;
 
-    @Option(names = "--until-idle", paramLabel = "DURATION", order = 11,
-            description = "stop when nothing new arrived for this long (default: never)")
-    void untilIdle(String value) {
-        untilIdle = duration("--until-idle", value);
-    }
+    @Option(names = "--until-idle", paramLabel = "DURATION", order = 11, defaultValue = "0",
+            converter = DurationConverter.class,
+            description = "stop when nothing new arrived for this long (default 0: never)")
+    private Duration untilIdle;
 
-    @Option(names = "--duration", paramLabel = "DURATION", order = 12,
-            description = "stop after this long (default: never)")
-    void duration(String value) {
-        duration = duration("--duration", value);
-    }
+    @Option(names = "--duration", paramLabel = "DURATION", order = 12, defaultValue = "0",
+            converter = DurationConverter.class, description = "stop after this long (default 0: never)")
+    private Duration duration;
 
-    @Option(names = "--max-entries", paramLabel = "N", order = 13,
-            description = "stop after this many entries (default: never)")
-    void maxEntries(String value) {
-        maxEntries = positive("--max-entries", value, Long.MAX_VALUE);
-    }
+    @Option(names = "--max-entries", paramLabel = "N", order = 13, defaultValue = "0",
+            description = "stop after this many entries (default 0: never)")
+    private long maxEntries;
 
-    @Option(names = "--output", paramLabel = "progress|jsonl", order = 14,
+    @Option(names = "--output", paramLabel = "progress|jsonl", order = 14, defaultValue = "progress",
             description = "jsonl: every entry as a JSON line on stdout (default progress)")
-    void output(String value) {
-        if (!value.equals("progress") && !value.equals("jsonl")) {
-            throw refusal("--output must be progress or jsonl, got " + value);
-        }
-        jsonLines = value.equals("jsonl");
-    }
+    private Output output;
 
-    @Option(names = "--max-deliveries", paramLabel = "N", order = 15,
-            description = "an entry the handler failed on after N deliveries is dead-lettered and acknowledged"
-                    + " (default 5)")
-    void maxDeliveries(String value) {
-        maxDeliveries = (int) positive("--max-deliveries", value, 1_000);
-    }
+    @Option(names = "--max-deliveries", paramLabel = "N", order = 15, defaultValue = "5",
+            description = "an entry the handler failed on after N deliveries (1..1000) is dead-lettered and"
+                    + " acknowledged (default 5)")
+    private int maxDeliveries;
 
     @Option(names = "--dead-letter-stream", paramLabel = "NAME", order = 16,
             description = "where such entries go (default dlq:consumer:<group>; put REDIS_NAMESPACE in front if the"
                     + " server has one)")
-    void deadLetterStream(String value) {
-        deadLetterStream = value;
-    }
+    private String deadLetterStream;
 
     @Option(names = "--models-hash", paramLabel = "NAME", order = 17,
             description = "the hash of device models --output jsonl names IO elements by (default devices:models,"
                     + " with the --stream's prefix in front: ns:telemetry reads ns:devices:models)")
-    void modelsHash(String value) {
-        modelsHash = value;
+    private String modelsHash;
+
+    /** The options of {@code args}, checked; REDIS_URL from the environment is the default Redis. */
+    static ConsumerOptions parse(String... args) {
+        ConsumerCommand command = new ConsumerCommand();
+        command.commandLine().parseArgs(args);
+        return command.options();
     }
 
-    /** The options, once the checks that span several of them have passed. */
-    private ConsumerOptions toOptions() {
+    /** The picocli command line of this command. */
+    CommandLine commandLine() {
+        return new CommandLine(this)
+                // The last of a repeated option wins, as scripts that append an override expect.
+                .setOverwrittenOptionsAllowed(true)
+                // "@name" is a value like any other, not a file of arguments.
+                .setExpandAtFiles(false)
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setUsageHelpLongOptionsMaxWidth(OPTION_COLUMN);
+    }
+
+    /**
+     * The options, once every bound and every check that spans options has passed.
+     *
+     * @throws ParameterException naming the option and what it expects, as picocli's own refusals do
+     */
+    ConsumerOptions options() {
+        if (partitions != null) {
+            within("--partitions", partitions, 1, TelemetryLayout.MAX_PARTITIONS);
+        }
+        within("--count", count, 1, 100_000);
+        within("--max-entries", maxEntries, 0, Long.MAX_VALUE);
+        within("--max-deliveries", maxDeliveries, 1, 1_000);
+        if (!from.equals("0") && !from.equals("$")) {
+            throw refusal("--from must be 0 or $, got " + from);
+        }
         if (block.isZero()) {
             // BLOCK 0 waits forever: the consumer would never get to reclaim or to stop.
-            throw new IllegalArgumentException("--block must be more than 0");
+            throw refusal("--block must be more than 0");
         }
         String deadLetters = deadLetterStream == null ? "dlq:consumer:" + group : deadLetterStream;
         if (deadLetters.equals(stream)) {
-            throw new IllegalArgumentException("--dead-letter-stream must not be the stream read (" + stream + ")");
+            throw refusal("--dead-letter-stream must not be the stream read (" + stream + ")");
         }
         // The stream's namespace is the server's REDIS_NAMESPACE: its models hash has the same prefix.
         String models = modelsHash != null ? modelsHash
                 : (stream.endsWith("telemetry") ? stream.substring(0, stream.length() - "telemetry".length()) : "")
                         + "devices:models";
-        return new ConsumerOptions(redisUrl, stream, partitions, group, consumer, from, count, block, claimIdle, progress,
-                untilIdle, duration, maxEntries, jsonLines, maxDeliveries, deadLetters, models);
+        return new ConsumerOptions(redisUrl, stream, partitions == null ? 0 : partitions, group,
+                consumer == null ? defaultConsumerName() : consumer, from, count, block, claimIdle, progress, untilIdle,
+                duration, maxEntries, output == Output.JSONL, maxDeliveries, deadLetters, models);
     }
 
-    private long positive(String name, String value, long max) {
-        try {
-            long n = Long.parseLong(value);
-            if (n >= 1 && n <= max) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // below
+    private void within(String option, long n, long min, long max) {
+        if (n < min || n > max) {
+            throw refusal(option + " must be " + min + ".." + (max == Long.MAX_VALUE ? "" : Long.toString(max))
+                    + ", got " + n);
         }
-        throw refusal(name + " must be a whole number from 1 to " + max + ", got " + value);
-    }
-
-    /** {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, or {@code 0}. */
-    private Duration duration(String name, String value) {
-        try {
-            if (value.equals("0")) {
-                return Duration.ZERO;
-            }
-            if (value.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
-            }
-            long n = Long.parseLong(value.substring(0, value.length() - 1));
-            switch (value.charAt(value.length() - 1)) {
-                case 's':
-                    return Duration.ofSeconds(n);
-                case 'm':
-                    return Duration.ofMinutes(n);
-                case 'h':
-                    return Duration.ofHours(n);
-                default:
-                    break;
-            }
-        } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-            // below
-        }
-        throw refusal(name + " must be a duration such as 500ms, 2s, 5m or 1h, got " + value);
     }
 
     private ParameterException refusal(String message) {

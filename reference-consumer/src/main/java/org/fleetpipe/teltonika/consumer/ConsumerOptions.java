@@ -1,7 +1,6 @@
 package org.fleetpipe.teltonika.consumer;
 
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * The reference consumer's settings, as its command line ({@link ConsumerCommand}) gave them.
@@ -28,8 +27,12 @@ public record ConsumerOptions(String redisUrl, String stream, int partitions, St
                               Duration untilIdle, Duration duration, long maxEntries, boolean jsonLines, int maxDeliveries,
                               String deadLetterStream, String modelsHash) {
 
-    /** Parses {@code args} (picocli, {@link ConsumerCommand}); {@code env} supplies REDIS_URL. */
-    public static ConsumerOptions parse(String[] args, Map<String, String> env) {
-        return ConsumerCommand.parse(args, env);
+    /**
+     * Parses {@code args} (picocli, {@link ConsumerCommand}); REDIS_URL in the environment is the default Redis.
+     *
+     * @throws picocli.CommandLine.ParameterException naming the option and what it expects
+     */
+    public static ConsumerOptions parse(String... args) {
+        return ConsumerCommand.parse(args);
     }
 }

@@ -8,9 +8,11 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
+import picocli.CommandLine;
 
 /** {@code java -jar reference-consumer.jar --group mine}: reads the telemetry stream and prints progress. */
 public final class ReferenceConsumerMain {
@@ -25,15 +27,23 @@ public final class ReferenceConsumerMain {
         System.exit(run(args, System.out, System.err));
     }
 
-    /** Runs to completion; returns the exit code (0 done, 2 bad options, 1 Redis failed). */
+    /**
+     * Runs to completion; returns the exit code: 0 done (or after {@code --help}, the usage on
+     * {@code out}), 2 bad options (the reason and the usage on {@code err}), 1 Redis failed.
+     */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        ConsumerOptions options;
-        try {
-            options = ConsumerOptions.parse(args, System.getenv());
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            return 2;
-        }
+        ConsumerCommand command = new ConsumerCommand();
+        return command.commandLine()
+                .setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true))
+                .setExecutionStrategy(parsed -> {
+                    Integer help = CommandLine.executeHelpRequest(parsed);
+                    return help != null ? help : consume(command.options(), out, err);
+                })
+                .execute(args);
+    }
+
+    private static int consume(ConsumerOptions options, PrintStream out, PrintStream err) {
         PrintStream progress = options.jsonLines() ? err : out;
         boolean cluster = ClusterSeed.is(options.redisUrl());
         AbstractRedisClient client = cluster ? RedisClusterClient.create(ClusterSeed.of(options.redisUrl()))

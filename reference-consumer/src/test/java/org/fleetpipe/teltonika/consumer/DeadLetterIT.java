@@ -40,7 +40,7 @@ class DeadLetterIT {
             Map<String, Integer> handled = new ConcurrentHashMap<>();
             AtomicInteger poisonTries = new AtomicInteger();
             ConsumerOptions options = ConsumerOptions.parse(new String[] {"--group", "g", "--consumer", "c1",
-                    "--claim-idle", "100ms", "--block", "100ms", "--progress", "0", "--max-deliveries", "3"}, Map.of());
+                    "--claim-idle", "100ms", "--block", "100ms", "--progress", "0", "--max-deliveries", "3"});
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             TelemetryConsumer consumer = new TelemetryConsumer(consumerConnection.sync(), options, entry -> {
                 if (entry.getId().equals(poison)) {

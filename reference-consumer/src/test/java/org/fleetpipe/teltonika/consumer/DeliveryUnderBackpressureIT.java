@@ -91,7 +91,7 @@ class DeliveryUnderBackpressureIT {
             Map<String, String> read = new ConcurrentHashMap<>();
             Set<String> ids = ConcurrentHashMap.newKeySet();
             ConsumerOptions options = ConsumerOptions.parse(new String[] {"--group", "downstream", "--consumer", "c1",
-                    "--block", "200ms", "--progress", "0", "--count", "200"}, Map.of());
+                    "--block", "200ms", "--progress", "0", "--count", "200"});
             TelemetryConsumer consumer = new TelemetryConsumer(consumerConnection.sync(), options, entry -> {
                 assertThat(ids.add(entry.getId())).isTrue();
                 Map<String, String> body = entry.getBody();

@@ -106,7 +106,7 @@ class JsonLinesPayloadIT {
 
             ConsumerOptions options = ConsumerOptions.parse(new String[] {"--group", "g", "--consumer", "c1",
                     "--claim-idle", "100ms", "--block", "100ms", "--progress", "0", "--max-deliveries", "2",
-                    "--output", "jsonl"}, Map.of());
+                    "--output", "jsonl"});
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             RedisCommands<String, String> consumerRedis = consumerConnection.sync();
             JsonLinesHandler handler = new JsonLinesHandler(print(out), new RecordPayload(IoDictionary.load()),

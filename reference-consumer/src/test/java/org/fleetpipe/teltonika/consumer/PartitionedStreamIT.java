@@ -120,7 +120,7 @@ class PartitionedStreamIT {
 
             // No layout key: --partitions says it (a layout the servers have not written yet).
             ConsumerOptions crashed = ConsumerOptions.parse(new String[] {"--group", "g", "--consumer", "crashed",
-                    "--partitions", "4", "--max-entries", "1", "--count", "5", "--progress", "0"}, Map.of());
+                    "--partitions", "4", "--max-entries", "1", "--count", "5", "--progress", "0"});
             new TelemetryConsumer(redis, crashed, entry -> {
                 throw new IllegalStateException("dies");
             }, print(new ByteArrayOutputStream())).run();
@@ -131,7 +131,7 @@ class PartitionedStreamIT {
             Map<String, String> read = new HashMap<>();
             ConsumerOptions survivor = ConsumerOptions.parse(new String[] {"--group", "g", "--consumer", "survivor",
                     "--partitions", "4", "--claim-idle", "500ms", "--block", "200ms", "--progress", "0",
-                    "--until-idle", "2s"}, Map.of());
+                    "--until-idle", "2s"});
             ConsumerTotals totals = new TelemetryConsumer(redis, survivor,
                     entry -> read.put(entry.getStream() + " " + entry.getId(), entry.getBody().get("imei")),
                     print(new ByteArrayOutputStream())).run();

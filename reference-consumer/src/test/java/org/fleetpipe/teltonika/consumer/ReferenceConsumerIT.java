@@ -83,7 +83,7 @@ class ReferenceConsumerIT {
             // Consumer "crashed" reads a batch and dies before XACK.
             RedisCommands<String, String> commands = servers.redis();
             ConsumerOptions crashed = ConsumerOptions.parse(new String[] {"--group", "g", "--consumer", "crashed",
-                    "--max-entries", "1", "--count", "20", "--progress", "0"}, Map.of());
+                    "--max-entries", "1", "--count", "20", "--progress", "0"});
             new TelemetryConsumer(commands, crashed, entry -> {
                 throw new IllegalStateException("dies");
             }, print(new ByteArrayOutputStream())).run();
@@ -92,7 +92,7 @@ class ReferenceConsumerIT {
             // Its replacement takes over what it left once it was idle long enough, and reads the rest.
             Map<String, String> read = new HashMap<>();
             ConsumerOptions survivor = ConsumerOptions.parse(new String[] {"--group", "g", "--consumer", "survivor",
-                    "--claim-idle", "500ms", "--block", "200ms", "--progress", "0", "--until-idle", "3s"}, Map.of());
+                    "--claim-idle", "500ms", "--block", "200ms", "--progress", "0", "--until-idle", "3s"});
             TelemetryConsumer consumer = new TelemetryConsumer(commands, survivor,
                     entry -> read.put(entry.getId(), entry.getBody().get("imei")), print(new ByteArrayOutputStream()));
             ConsumerTotals totals = consumer.run();

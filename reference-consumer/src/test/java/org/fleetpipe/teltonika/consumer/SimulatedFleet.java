@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
-import org.fleetpipe.teltonika.simulator.cli.OptionsParser;
+import org.fleetpipe.teltonika.simulator.cli.SimulatorCommand;
 import org.fleetpipe.teltonika.simulator.run.RunResult;
 import org.fleetpipe.teltonika.simulator.run.Simulation;
 
@@ -31,7 +31,7 @@ final class SimulatedFleet {
         System.arraycopy(new String[] {"--host", "127.0.0.1", "--port", Integer.toString(port), "--progress", "0s"}, 0,
                 args, 0, 6);
         System.arraycopy(options, 0, args, 6, options.length);
-        Simulation simulation = new Simulation(OptionsParser.parse(args),
+        Simulation simulation = new Simulation(SimulatorCommand.parse(args),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
                 .onAcknowledged((imei, records) -> records.forEach(r -> acknowledged.put(key(imei, r.timestamp()),
                         projection(r))));

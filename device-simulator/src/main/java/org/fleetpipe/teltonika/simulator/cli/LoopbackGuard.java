@@ -12,18 +12,22 @@ final class LoopbackGuard {
     private LoopbackGuard() {
     }
 
-    /** The first address {@code host} resolves to, all of which must be loopback unless remote is allowed. */
-    static InetAddress resolve(String option, String host, boolean allowRemote) throws UsageException {
+    /**
+     * The first address {@code host} resolves to, all of which must be loopback unless remote is allowed.
+     *
+     * @throws IllegalArgumentException naming {@code option}, when it resolves to nothing or to another machine
+     */
+    static InetAddress resolve(String option, String host, boolean allowRemote) {
         InetAddress[] all;
         try {
             all = InetAddress.getAllByName(host);
         } catch (UnknownHostException e) {
-            throw new UsageException(option + ": cannot resolve '" + host + "'");
+            throw new IllegalArgumentException(option + ": cannot resolve '" + host + "'");
         }
         if (!allowRemote) {
             for (InetAddress a : all) {
                 if (!a.isLoopbackAddress()) {
-                    throw new UsageException(option + ": " + host + " (" + a.getHostAddress()
+                    throw new IllegalArgumentException(option + ": " + host + " (" + a.getHostAddress()
                             + ") is not a loopback address; the simulator only targets this machine unless you"
                             + " add --allow-remote");
                 }

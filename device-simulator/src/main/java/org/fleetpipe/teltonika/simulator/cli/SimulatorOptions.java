@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import org.fleetpipe.teltonika.cli.DurationText;
 import org.fleetpipe.teltonika.simulator.device.DeviceSettings;
 
 /**

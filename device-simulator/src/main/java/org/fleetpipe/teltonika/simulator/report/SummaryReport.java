@@ -3,7 +3,7 @@ package org.fleetpipe.teltonika.simulator.report;
 import java.time.Duration;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
-import org.fleetpipe.teltonika.simulator.cli.DurationText;
+import org.fleetpipe.teltonika.cli.DurationText;
 
 /** The report printed at the end of a run, and the rule that decides its exit code. */
 public final class SummaryReport {

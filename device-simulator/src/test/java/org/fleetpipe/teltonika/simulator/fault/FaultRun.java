@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import org.fleetpipe.teltonika.simulator.cli.OptionsParser;
+import org.fleetpipe.teltonika.simulator.cli.SimulatorCommand;
 import org.fleetpipe.teltonika.simulator.run.RunResult;
 import org.fleetpipe.teltonika.simulator.run.Simulation;
 
@@ -41,7 +41,7 @@ final class FaultRun {
     static FaultRun start(List<InetSocketAddress> replicas, int devices, int seconds, WireRecorder wire)
             throws Exception {
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
-        Simulation simulation = new Simulation(OptionsParser.parse("--host", "127.0.0.1", "--port",
+        Simulation simulation = new Simulation(SimulatorCommand.parse("--host", "127.0.0.1", "--port",
                 Integer.toString(replicas.get(0).getPort()), "--devices", Integer.toString(devices), "--interval",
                 "200ms", "--records", "5", "--codec", "mixed", "--duration", seconds + "s", "--progress", "0s",
                 "--ack-timeout", "3s", "--backoff-min", "100ms", "--backoff-max", "1s", "--drain", "30s"),

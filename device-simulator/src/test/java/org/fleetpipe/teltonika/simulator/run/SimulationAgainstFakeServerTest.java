@@ -25,7 +25,7 @@ import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.codec.udp.UdpAck;
 import org.fleetpipe.teltonika.codec.udp.UdpPacket;
 import org.fleetpipe.teltonika.codec.udp.UdpPacketDecoder;
-import org.fleetpipe.teltonika.simulator.cli.OptionsParser;
+import org.fleetpipe.teltonika.simulator.cli.SimulatorCommand;
 import org.fleetpipe.teltonika.simulator.device.ImeiSequence;
 import org.fleetpipe.teltonika.simulator.report.StatsSnapshot;
 import org.junit.jupiter.api.AfterEach;
@@ -47,7 +47,7 @@ class SimulationAgainstFakeServerTest {
     }
 
     private Future<RunResult> simulate(String... args) throws Exception {
-        Simulation simulation = new Simulation(OptionsParser.parse(args),
+        Simulation simulation = new Simulation(SimulatorCommand.parse(args),
                 new PrintStream(output, true, StandardCharsets.UTF_8));
         return runner.submit(simulation::run);
     }

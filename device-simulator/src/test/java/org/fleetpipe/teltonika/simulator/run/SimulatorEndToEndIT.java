@@ -16,7 +16,7 @@ import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
-import org.fleetpipe.teltonika.simulator.cli.OptionsParser;
+import org.fleetpipe.teltonika.simulator.cli.SimulatorCommand;
 import org.fleetpipe.teltonika.simulator.report.StatsSnapshot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -107,7 +107,7 @@ class SimulatorEndToEndIT {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--host", "127.0.0.1", "--ack-timeout", "5s", "--backoff-min", "100ms",
                 "--backoff-max", "1s", "--drain", "10s"));
-        return new Simulation(OptionsParser.parse(all.toArray(String[]::new)),
+        return new Simulation(SimulatorCommand.parse(all.toArray(String[]::new)),
                 new PrintStream(output, true, StandardCharsets.UTF_8)).run();
     }
 
