@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.fleetpipe.teltonika.bridge.BridgeSettings.SinkKind;
+import org.fleetpipe.teltonika.bridge.sink.kafka.KafkaSasl;
 import org.fleetpipe.teltonika.bridge.stream.GroupStart;
 import org.fleetpipe.teltonika.cli.DurationConverter;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
@@ -116,6 +117,21 @@ final class BridgeCommand {
             + " (security, compression, timeouts; acks and idempotence stay as the bridge needs them)")
     Map<String, String> kafkaProperties = new LinkedHashMap<>();
 
+    @Option(names = "--kafka-sasl-mechanism", defaultValue = "${env:KAFKA_SASL_MECHANISM}",
+            description = "kafka: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 to log in with --kafka-sasl-username and"
+                    + " the password of KAFKA_SASL_PASSWORD or --kafka-sasl-password-file, never an option"
+                    + " (KAFKA_SASL_MECHANISM)")
+    String kafkaSaslMechanism;
+
+    @Option(names = "--kafka-sasl-username", defaultValue = "${env:KAFKA_SASL_USERNAME}",
+            description = "kafka: the SASL user (KAFKA_SASL_USERNAME)")
+    String kafkaSaslUsername;
+
+    @Option(names = "--kafka-sasl-password-file", defaultValue = "${env:KAFKA_SASL_PASSWORD_FILE}",
+            description = "kafka: a file holding the SASL password, such as a mounted Secret; or set"
+                    + " KAFKA_SASL_PASSWORD (KAFKA_SASL_PASSWORD_FILE)")
+    String kafkaSaslPasswordFile;
+
     @Option(names = "--url", defaultValue = "${env:BRIDGE_URL}", description = "http: where to POST (BRIDGE_URL)")
     String url;
 
@@ -175,8 +191,20 @@ final class BridgeCommand {
             case KAFKA -> {
                 require(bootstrapServers != null && !bootstrapServers.isBlank(),
                         "--bootstrap-servers (or KAFKA_BOOTSTRAP_SERVERS) is required with --sink kafka");
+                for (String key : kafkaProperties.keySet()) {
+                    require(!KafkaSasl.secret(key), "--kafka-property " + key + " holds a secret, which the command"
+                            + " line shows to anyone on the host: give the SASL password in KAFKA_SASL_PASSWORD or"
+                            + " --kafka-sasl-password-file, with --kafka-sasl-mechanism and --kafka-sasl-username");
+                }
+                Map<String, String> properties = new LinkedHashMap<>(kafkaProperties);
+                if (kafkaSaslMechanism != null && !kafkaSaslMechanism.isBlank()) {
+                    require(kafkaSaslUsername != null && !kafkaSaslUsername.isBlank(),
+                            "--kafka-sasl-username (or KAFKA_SASL_USERNAME) is required with --kafka-sasl-mechanism");
+                    properties.putAll(KafkaSasl.properties(kafkaSaslMechanism, kafkaSaslUsername.trim(),
+                            saslPassword(environment), kafkaProperties));
+                }
                 kafka = new BridgeSettings.Kafka(bootstrapServers, orDefault(topic, "teltonika.records"),
-                        Map.copyOf(kafkaProperties));
+                        Map.copyOf(properties));
             }
             case HTTP -> {
                 require(url != null && !url.isBlank(), "--url (or BRIDGE_URL) is required with --sink http");
@@ -222,6 +250,28 @@ final class BridgeCommand {
                 consumerName(), GroupStart.parseFrom(from), partitions == null ? 0 : partitions, batch, lanes,
                 claimIdle, leaseTtl, maxBackoff, shutdownGrace,
                 deadLetterMax, httpHost, httpPort, kafka, http, mqtt, rebind);
+    }
+
+    /** KAFKA_SASL_PASSWORD, or the file's content without its final line break. */
+    private String saslPassword(Map<String, String> environment) {
+        String fromEnvironment = environment.get("KAFKA_SASL_PASSWORD");
+        boolean file = kafkaSaslPasswordFile != null && !kafkaSaslPasswordFile.isBlank();
+        require(fromEnvironment == null || !file, "give the SASL password once: KAFKA_SASL_PASSWORD or"
+                + " --kafka-sasl-password-file, not both");
+        if (!file) {
+            require(fromEnvironment != null && !fromEnvironment.isEmpty(), "--kafka-sasl-mechanism needs a password:"
+                    + " KAFKA_SASL_PASSWORD or --kafka-sasl-password-file");
+            return fromEnvironment;
+        }
+        try {
+            String text = java.nio.file.Files.readString(java.nio.file.Path.of(kafkaSaslPasswordFile.trim()));
+            String password = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
+            require(!password.isEmpty(), "--kafka-sasl-password-file " + kafkaSaslPasswordFile + " is empty");
+            return password;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot read --kafka-sasl-password-file " + kafkaSaslPasswordFile
+                    + ": " + e.getMessage(), e);
+        }
     }
 
     private String consumerName() {

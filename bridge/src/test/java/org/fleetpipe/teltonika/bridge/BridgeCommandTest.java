@@ -115,4 +115,38 @@ class BridgeCommandTest {
         assertThatThrownBy(() -> parse(Map.of(), "--sink", "http", "--redis-url", "redis://x:1", "--url", "http://h",
                 "--batch", "0")).hasMessageContaining("--batch");
     }
+
+    @Test
+    void kafkaSasl_thePasswordComesFromTheEnvironmentOrAFile_neverAnOption() throws Exception {
+        String[] kafka = {"--sink", "kafka", "--redis-url", "redis://x:1", "--bootstrap-servers", "k:9093",
+            "--kafka-sasl-mechanism", "scram-sha-512", "--kafka-sasl-username", "bridge"};
+        Map<String, String> properties = parse(Map.of("KAFKA_SASL_PASSWORD", "pa\"ss"), kafka).kafka().properties();
+        assertThat(properties).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism",
+                "SCRAM-SHA-512").containsEntry("sasl.jaas.config", "org.apache.kafka.common.security.scram"
+                + ".ScramLoginModule required username=\"bridge\" password=\"pa\\\"ss\";");
+
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("sasl", ".txt");
+        try {
+            java.nio.file.Files.writeString(file, "from-a-file\n");
+            String[] withFile = java.util.stream.Stream.concat(java.util.Arrays.stream(kafka),
+                    java.util.stream.Stream.of("--kafka-sasl-password-file", file.toString(), "--kafka-property",
+                            "security.protocol=SASL_PLAINTEXT")).toArray(String[]::new);
+            Map<String, String> fromFile = parse(Map.of(), withFile).kafka().properties();
+            assertThat(fromFile.get("sasl.jaas.config")).contains("password=\"from-a-file\";");
+            assertThat(fromFile).containsEntry("security.protocol", "SASL_PLAINTEXT");
+        } finally {
+            java.nio.file.Files.delete(file);
+        }
+
+        assertThatThrownBy(() -> parse(Map.of(), kafka)).hasMessageContaining("needs a password");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://x:1",
+                "--bootstrap-servers", "k:9093", "--kafka-property",
+                "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required password=\"x\";"))
+                .hasMessageContaining("holds a secret");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://x:1",
+                "--bootstrap-servers", "k:9093", "--kafka-property", "ssl.keystore.password=x"))
+                .hasMessageContaining("holds a secret");
+        assertThatThrownBy(() -> new CommandLine(new BridgeCommand()).parseArgs("--kafka-sasl-password", "x"))
+                .as("there is no such option").isInstanceOf(CommandLine.UnmatchedArgumentException.class);
+    }
 }
