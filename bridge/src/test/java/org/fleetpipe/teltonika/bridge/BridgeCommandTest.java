@@ -146,7 +146,9 @@ class BridgeCommandTest {
         assertThatThrownBy(() -> parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://x:1",
                 "--bootstrap-servers", "k:9093", "--kafka-property", "ssl.keystore.password=x"))
                 .hasMessageContaining("holds a secret");
-        assertThatThrownBy(() -> new CommandLine(new BridgeCommand()).parseArgs("--kafka-sasl-password", "x"))
+        assertThatThrownBy(() -> new CommandLine(new BridgeCommand()).parseArgs(java.util.stream.Stream.concat(
+                java.util.Arrays.stream(kafka), java.util.stream.Stream.of("--kafka-sasl-password", "x"))
+                .toArray(String[]::new)))
                 .as("there is no such option").isInstanceOf(CommandLine.UnmatchedArgumentException.class);
     }
 }
