@@ -46,7 +46,7 @@ final class BridgeSettingsFixture {
                 0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 null, null, new BridgeSettings.Mqtt(serverUri, "teltonika/{imei}/records",
                         InProcessMqttBroker.BRIDGE_USER, InProcessMqttBroker.BRIDGE_PASSWORD.toCharArray(), 150,
-                        Duration.ofSeconds(2), maxPayload));
+                        Duration.ofSeconds(2), maxPayload, 3));
     }
 
     /** The same settings with {@code --from} as given on the command line. */
