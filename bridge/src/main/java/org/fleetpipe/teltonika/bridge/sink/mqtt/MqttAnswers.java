@@ -67,8 +67,16 @@ final class MqttAnswers {
         return Outcome.retry(describe(failure));
     }
 
-    /** Whether a connect failure is the broker refusing the bridge itself, not an outage. */
+    /**
+     * Whether a failed connect is the broker refusing the bridge itself, not an outage. A CONNACK
+     * the client cannot read is one: a broker without MQTT 5 (Moquette 0.17) answers an MQTT 5
+     * CONNECT with a 3.1.1 refusal code, which is malformed in MQTT 5.
+     */
     static boolean refusesTheBridge(Throwable connectFailure) {
+        if (connectFailure instanceof Mqtt5DisconnectException disconnect) {
+            Mqtt5DisconnectReasonCode code = disconnect.getMqttMessage().getReasonCode();
+            return code == Mqtt5DisconnectReasonCode.MALFORMED_PACKET || code == Mqtt5DisconnectReasonCode.PROTOCOL_ERROR;
+        }
         if (connectFailure instanceof Mqtt5ConnAckException connAck) {
             return CONNECT_REFUSALS.contains(connAck.getMqttMessage().getReasonCode());
         }
@@ -82,7 +90,9 @@ final class MqttAnswers {
     static String describe(Throwable failure) {
         StringBuilder text = new StringBuilder(failure.getClass().getSimpleName()).append(": ")
                 .append(failure.getMessage());
-        if (failure.getCause() != null && failure.getCause() != failure) {
+        Throwable cause = failure.getCause();
+        if (cause != null && cause != failure && cause.getMessage() != null
+                && !String.valueOf(failure.getMessage()).contains(cause.getMessage())) {
             text.append(": ").append(failure.getCause().getMessage());
         }
         return text.toString();

@@ -77,7 +77,8 @@ final class MqttConnectionWatch implements MqttClientConnectedListener, MqttClie
             connected = false;
             failures++;
             lastFailure = reason;
-            refused = MqttAnswers.refusesTheBridge(cause);
+            // Only the answer to a connect says something about the bridge; a lost connection is an outage.
+            refused = !lost && MqttAnswers.refusesTheBridge(cause);
             lock.notifyAll();
             // Every attempt of the reconnect reports here; one line per reason and minute is enough.
             long now = System.nanoTime();
