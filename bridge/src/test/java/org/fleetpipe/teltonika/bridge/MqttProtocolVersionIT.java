@@ -52,7 +52,8 @@ class MqttProtocolVersionIT {
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> bridge.registry().find("teltonika_bridge_sink_refusing").gauge().value() == 1);
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6))
-                .until(() -> redis.xpending("telemetry", "mqtt").getCount() == 30 && redis.xlen("dlq:bridge:mqtt") == 0);
+                .until(() -> redis.xpending("telemetry", "mqtt").getCount() == 30
+                        && redis.xlen("dlq:bridge:mqtt") == 0);
         assertThat(bridge.registry().find("teltonika_bridge_delivered").counter().count()).isZero();
     }
 }

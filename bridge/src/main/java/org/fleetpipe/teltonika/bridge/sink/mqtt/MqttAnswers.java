@@ -75,7 +75,8 @@ final class MqttAnswers {
     static boolean refusesTheBridge(Throwable connectFailure) {
         if (connectFailure instanceof Mqtt5DisconnectException disconnect) {
             Mqtt5DisconnectReasonCode code = disconnect.getMqttMessage().getReasonCode();
-            return code == Mqtt5DisconnectReasonCode.MALFORMED_PACKET || code == Mqtt5DisconnectReasonCode.PROTOCOL_ERROR;
+            return code == Mqtt5DisconnectReasonCode.MALFORMED_PACKET
+                    || code == Mqtt5DisconnectReasonCode.PROTOCOL_ERROR;
         }
         if (connectFailure instanceof Mqtt5ConnAckException connAck) {
             return CONNECT_REFUSALS.contains(connAck.getMqttMessage().getReasonCode());

@@ -60,9 +60,10 @@ interface MqttPublisher {
                 .addConnectedListener(watch)
                 .addDisconnectedListener(watch);
         byte[] password = options.password() == null ? null : utf8(options.password());
+        int maxInFlight = options.maxInFlight();
         MqttPublisher publisher = options.version() == 5
-                ? new V5(v5(builder.useMqttVersion5(), options.username(), password).buildAsync(), options.maxInFlight())
-                : new V3(v3(builder.useMqttVersion3(), options.username(), password).buildAsync(), options.maxInFlight());
+                ? new V5(v5(builder.useMqttVersion5(), options.username(), password).buildAsync(), maxInFlight)
+                : new V3(v3(builder.useMqttVersion3(), options.username(), password).buildAsync(), maxInFlight);
         watch.onConnectedAfterClose(publisher::disconnect);
         return publisher;
     }

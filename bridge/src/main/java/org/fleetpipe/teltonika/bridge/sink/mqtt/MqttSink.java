@@ -107,8 +107,8 @@ public final class MqttSink implements Sink {
             if (record.json().length > maxPayload) {
                 // MQTT 3.1.1 cannot refuse one message: a broker drops the connection over it, and
                 // sent again it would stop its device's records for good.
-                outcomes[i] = Outcome.rejected("payload of " + record.json().length + " bytes is over --mqtt-max-payload "
-                        + maxPayload);
+                outcomes[i] = Outcome.rejected("payload of " + record.json().length
+                        + " bytes is over --mqtt-max-payload " + maxPayload);
                 continue;
             }
             while (landed < i && (publishes[landed] == null || isDone(publishes[landed]))) {
