@@ -167,6 +167,10 @@ final class BridgeCommand {
                     + " (MQTT_TIMEOUT, 10s)")
     Duration mqttTimeout;
 
+    @Option(names = "--mqtt-version", defaultValue = "${env:MQTT_VERSION:-3.1.1}",
+            description = "mqtt: the protocol, 3.1.1 or 5 (MQTT_VERSION, 3.1.1)")
+    String mqttVersion;
+
     /** Checks the options against each other and names the first problem. */
     BridgeSettings settings(Map<String, String> environment) {
         SinkKind kind = switch (sink == null ? "" : sink.trim()) {
@@ -231,7 +235,7 @@ final class BridgeCommand {
                         + mqttUrl + "'");
                 String template = orDefault(topic, "teltonika/{imei}/records");
                 require(template.contains("{imei}"), "--topic for mqtt must contain {imei}, got '" + template + "'");
-                // Wildcards are for subscribing: a broker refuses such a topic in a PUBLISH (Paho already does).
+                // Wildcards are for subscribing: a broker refuses such a topic in a PUBLISH (the client already does).
                 require(!template.contains("+") && !template.contains("#"),
                         "--topic for mqtt must not contain the wildcards + or #, got '" + template + "'");
                 require(mqttMaxInFlight >= 1 && mqttMaxInFlight <= 65_535, "--mqtt-max-in-flight must be 1..65535");
@@ -239,11 +243,13 @@ final class BridgeCommand {
                         "--mqtt-timeout must be 1s..10m");
                 require(mqttMaxPayload >= 1024 && mqttMaxPayload <= 268_435_455,
                         "--mqtt-max-payload must be 1024..268435455");
+                require("3.1.1".equals(mqttVersion) || "3".equals(mqttVersion) || "5".equals(mqttVersion),
+                        "--mqtt-version must be 3.1.1 or 5, got '" + mqttVersion + "'");
                 String password = environment.get("MQTT_PASSWORD");
                 mqtt = new BridgeSettings.Mqtt(server.toString(), template,
                         mqttUsername == null || mqttUsername.isBlank() ? null : mqttUsername.trim(),
                         password == null || password.isEmpty() ? null : password.toCharArray(), mqttMaxInFlight,
-                        mqttTimeout, mqttMaxPayload);
+                        mqttTimeout, mqttMaxPayload, "5".equals(mqttVersion) ? 5 : 3);
             }
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,

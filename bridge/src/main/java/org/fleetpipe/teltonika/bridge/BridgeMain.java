@@ -83,7 +83,8 @@ public final class BridgeMain {
             case HTTP -> new HttpSink(settings.http().url(), settings.http().timeout(), settings.http().headers());
             case MQTT -> new MqttSink(settings.mqtt().serverUri(), "teltonika-bridge-" + settings.consumer() + clientIdSuffix,
                     settings.mqtt().topicTemplate(), settings.mqtt().username(), settings.mqtt().password(),
-                    settings.mqtt().maxInFlight(), settings.mqtt().timeout(), settings.mqtt().maxPayload());
+                    settings.mqtt().maxInFlight(), settings.mqtt().timeout(), settings.mqtt().maxPayload(),
+                    settings.mqtt().version());
         };
     }
 }

@@ -75,8 +75,9 @@ public record BridgeSettings(
 
     /**
      * {@code --sink mqtt}; {@code timeout} bounds one batch: publishing it and its PUBACKs;
-     * {@code maxPayload} the broker's largest message, in bytes: a record above it is refused.
+     * {@code maxPayload} the broker's largest message, in bytes: a record above it is refused;
+     * {@code version} the protocol, 3 (MQTT 3.1.1) or 5.
      */
     public record Mqtt(String serverUri, String topicTemplate, String username, char[] password, int maxInFlight,
-                       Duration timeout, int maxPayload) {}
+                       Duration timeout, int maxPayload, int version) {}
 }

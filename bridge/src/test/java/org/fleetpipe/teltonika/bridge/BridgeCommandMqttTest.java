@@ -37,6 +37,16 @@ class BridgeCommandMqttTest {
         assertThat(mqtt.username()).isEqualTo("bridge");
         assertThat(mqtt.password()).containsExactly("s3cret".toCharArray());
         assertThat(settings(Map.of()).mqtt().password()).isNull();
+        assertThat(mqtt.version()).isEqualTo(3);
+    }
+
+    @Test
+    void theProtocolIs311OrFive_fromTheOptionOrTheEnvironment() {
+        assertThat(settings(Map.of(), "--mqtt-version", "5").mqtt().version()).isEqualTo(5);
+        assertThat(settings(Map.of(), "--mqtt-version", "3.1.1").mqtt().version()).isEqualTo(3);
+        assertThatThrownBy(() -> settings(Map.of(), "--mqtt-version", "4"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--mqtt-version must be 3.1.1 or 5, got '4'");
     }
 
     @Test

@@ -42,11 +42,16 @@ final class BridgeSettingsFixture {
 
     /** As above, with {@code --mqtt-max-payload}. */
     static BridgeSettings mqtt(String redisUrl, String consumer, String serverUri, int maxPayload) {
+        return mqtt(redisUrl, consumer, serverUri, maxPayload, 3);
+    }
+
+    /** As above, with {@code --mqtt-version} (3 for 3.1.1, or 5). */
+    static BridgeSettings mqtt(String redisUrl, String consumer, String serverUri, int maxPayload, int version) {
         return new BridgeSettings(BridgeSettings.SinkKind.MQTT, redisUrl, "", "mqtt", consumer, Optional.empty(),
                 0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000, "127.0.0.1", 0,
                 null, null, new BridgeSettings.Mqtt(serverUri, "teltonika/{imei}/records",
                         InProcessMqttBroker.BRIDGE_USER, InProcessMqttBroker.BRIDGE_PASSWORD.toCharArray(), 150,
-                        Duration.ofSeconds(2), maxPayload));
+                        Duration.ofSeconds(2), maxPayload, version));
     }
 
     /** The same settings with {@code --from} as given on the command line. */

@@ -2,17 +2,17 @@ package org.fleetpipe.teltonika.bridge;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.hivemq.client.mqtt.MqttClient;
+import com.hivemq.client.mqtt.MqttClientState;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
+import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.eclipse.paho.client.mqttv3.IMqttDeliveryToken;
-import org.eclipse.paho.client.mqttv3.MqttCallback;
-import org.eclipse.paho.client.mqttv3.MqttClient;
-import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
-import org.eclipse.paho.client.mqttv3.MqttException;
-import org.eclipse.paho.client.mqttv3.MqttMessage;
-import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 
 /** A QoS 1 subscriber that keeps every message it got, in arrival order, across its reconnects. */
 final class MqttReader implements AutoCloseable {
@@ -25,45 +25,37 @@ final class MqttReader implements AutoCloseable {
     private final String url;
     private final String filter;
     private final List<Received> received = new ArrayList<>();
-    private MqttClient client;
+    private Mqtt3BlockingClient client;
 
-    MqttReader(String url, String filter) throws MqttException {
+    MqttReader(String url, String filter) {
         this.url = url;
         this.filter = filter;
         connect();
     }
 
     /** Connects and subscribes (again): after a broker restart the old session is gone. */
-    void connect() throws MqttException {
+    void connect() {
         close();
-        client = new MqttClient(url, "test-reader-" + System.nanoTime(), new MemoryPersistence());
-        client.setCallback(new MqttCallback() {
-            @Override
-            public void connectionLost(Throwable cause) {
-            }
+        URI server = URI.create(url);
+        client = MqttClient.builder().useMqttVersion3().identifier("test-reader-" + System.nanoTime())
+                .serverHost(server.getHost()).serverPort(server.getPort())
+                .simpleAuth().username("reader").password("reader-secret".getBytes(StandardCharsets.UTF_8))
+                .applySimpleAuth().buildBlocking();
+        client.connectWith().cleanSession(true).send();
+        client.toAsync().subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).callback(this::arrived)
+                .send().join();
+    }
 
-            @Override
-            public void messageArrived(String topic, MqttMessage message) {
-                try {
-                    JsonNode json = MAPPER.readTree(message.getPayload());
-                    synchronized (received) {
-                        received.add(new Received(topic, json.get("imei").asText(), json.get("ts").longValue()));
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+    private void arrived(Mqtt3Publish message) {
+        try {
+            JsonNode json = MAPPER.readTree(message.getPayloadAsBytes());
+            synchronized (received) {
+                received.add(new Received(message.getTopic().toString(), json.get("imei").asText(),
+                        json.get("ts").longValue()));
             }
-
-            @Override
-            public void deliveryComplete(IMqttDeliveryToken token) {
-            }
-        });
-        MqttConnectOptions options = new MqttConnectOptions();
-        options.setCleanSession(true);
-        options.setUserName("reader");
-        options.setPassword("reader-secret".toCharArray());
-        client.connect(options);
-        client.subscribe(filter, 1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     List<Received> received() {
@@ -83,14 +75,17 @@ final class MqttReader implements AutoCloseable {
     }
 
     @Override
-    public void close() throws MqttException {
+    public void close() {
         if (client == null) {
             return;
         }
-        if (client.isConnected()) {
-            client.disconnect(1_000);
+        if (client.getState() == MqttClientState.CONNECTED) {
+            try {
+                client.disconnect();
+            } catch (RuntimeException e) {
+                // The broker went first.
+            }
         }
-        client.close(true);
         client = null;
     }
 }
