@@ -15,7 +15,7 @@ class OpenApiSpecTest {
     /** The table the server builds; the services are never called here. */
     static RouteTable table() {
         CommandResource commands = new CommandResource(null, null, null);
-        return OperatorApi.of(new InstanceResource(null, null), new DeviceResource(null, commands, new CaptureResource(null),
+        return OperatorApi.of(new InstanceResource(null, null), new DeviceResource(null, commands, new CaptureResource(null, null),
                 new DeviceModelResource(null)), commands,
                 new OpsResource(null, null, null), new AdmissionResource(null, null), new SpecResource()).table();
     }

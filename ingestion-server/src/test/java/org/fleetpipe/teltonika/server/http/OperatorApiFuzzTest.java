@@ -80,7 +80,7 @@ class OperatorApiFuzzTest {
         CommandResource commands = new CommandResource(new CommandService(store, waiter), settings,
                 IngestionMetrics.noop());
         DeviceResource devices = new DeviceResource(new DeviceLookup(fakeRedis(), new RedisKeys("fuzz")), commands,
-                new CaptureResource(null), new DeviceModelResource(null));
+                new CaptureResource(null, null), new DeviceModelResource(null));
         store.onEnqueue = id -> finishedBeforeWait(waiter, id);
         pipeline = OperatorHttpServer.pipeline(new HttpConnections(1_000, null),
                 () -> CompletableFuture.completedFuture(Readiness.ok()), () -> "# fuzz\n", new BearerTokenAuth(TOKEN),
