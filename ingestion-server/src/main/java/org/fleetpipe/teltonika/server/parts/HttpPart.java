@@ -15,6 +15,7 @@ import org.fleetpipe.teltonika.server.api.InstanceResource;
 import org.fleetpipe.teltonika.server.api.OperatorApi;
 import org.fleetpipe.teltonika.server.api.OpsResource;
 import org.fleetpipe.teltonika.server.api.SpecResource;
+import org.fleetpipe.teltonika.server.command.DeviceCommandList;
 import org.fleetpipe.teltonika.server.config.HttpSettings;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.devices.DeviceModels;
@@ -72,7 +73,8 @@ public final class HttpPart implements Part {
             return token;
         });
         AnswerBudget answers = new AnswerBudget(http.answerBytesMax(), shared.registry());
-        CommandResource commandResource = new CommandResource(commands.service(), settings.commands(), shared.metrics());
+        CommandResource commandResource = new CommandResource(commands.service(),
+                new DeviceCommandList(redis.apiAsync(), redis.keys()), settings.commands(), shared.metrics());
         OperatorApi routes = OperatorApi.of(
                 new InstanceResource(instance.directory(), new RemoteShutdown(redis.async(), redis.keys())),
                 new DeviceResource(new DeviceLookup(redis.apiAsync(), redis.keys()), commandResource,

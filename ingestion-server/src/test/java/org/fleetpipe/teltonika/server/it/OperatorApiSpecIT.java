@@ -193,6 +193,12 @@ class OperatorApiSpecIT {
         String post = "POST /api/v1/devices/{imei}/commands";
         String offline = "/api/v1/devices/" + TestImeis.numbered(3) + "/commands";
         Answer queued = expect(post, 202, "", offline, "{\"command\":\"getinfo\"}");
+        String list = "GET /api/v1/devices/{imei}/commands";
+        expect(list, 200, "", offline + "?limit=5", null);
+        expect(list, 400, "bad-imei", "/api/v1/devices/12/commands", null);
+        expect(list, 400, "bad-query", offline + "?limit=0", null);
+        expect(list, 400, "bad-query", offline + "?before=gone", null);
+        tokenRefusals(list, offline, null);
         expect(post, 429, "queue-full", offline, "{\"command\":\"getinfo\"}");
         expect(post, 400, "bad-imei", "/api/v1/devices/12/commands", "{\"command\":\"getinfo\"}");
         String[][] bad = {
@@ -359,6 +365,8 @@ class OperatorApiSpecIT {
             expect("POST /api/v1/devices/{imei}/commands", 503, "redis-unavailable",
                     "/api/v1/devices/" + imei + "/commands", "{\"command\":\"getinfo\"}");
             expect("GET /api/v1/commands/{id}", 503, "redis-unavailable", "/api/v1/commands/x", null);
+            expect("GET /api/v1/devices/{imei}/commands", 503, "redis-unavailable",
+                    "/api/v1/devices/" + imei + "/commands", null);
             expect("GET /api/v1/dlq/{kind}", 503, "redis-unavailable", "/api/v1/dlq/frames", null);
             expect("POST /api/v1/purge", 503, "purge-failed", "/api/v1/purge?dry_run=true", null);
             expect("GET /api/v1/admission", 503, "redis-unavailable", "/api/v1/admission", null);
