@@ -182,6 +182,14 @@ public final class RedisKeys {
         return prefix + "commands:queue:";
     }
 
+    /**
+     * Sorted set of one device's recent command ids (score = when created): queued, in flight and
+     * finished alike, the newest kept; expires with its newest command.
+     */
+    public String deviceCommands(String imei) {
+        return prefix + "commands:device:" + imei;
+    }
+
     /** Sorted set of IMEIs with queued commands (score = when the oldest was queued). */
     public String commandsQueued() {
         return prefix + "commands:queued";

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
 import java.util.Map;
+import org.fleetpipe.teltonika.server.http.AnswerBudget;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.http.HttpResponses;
 import org.slf4j.Logger;
@@ -70,6 +71,21 @@ public record ApiCall(ChannelHandlerContext ctx, FullHttpRequest request, Map<St
     public void json(HttpResponseStatus status, Object body) {
         logChange(status);
         ctx.executor().execute(() -> HttpResponses.json(ctx, keepAlive, status, body));
+    }
+
+    /** Answers {@code body} as JSON, its bytes held by {@code hold} until they are in the socket. */
+    public void json(HttpResponseStatus status, Object body, AnswerBudget.Hold hold) {
+        try {
+            ctx.executor().execute(() -> HttpResponses.json(ctx, keepAlive, status, body, hold));
+        } catch (RuntimeException e) {
+            hold.release();
+            throw e;
+        }
+    }
+
+    /** Answers the contract's error shape with {@code Retry-After: seconds}. */
+    public void busy(HttpResponseStatus status, String code, String message, int seconds) {
+        ctx.executor().execute(() -> HttpResponses.busy(ctx, keepAlive, status, code, message, seconds));
     }
 
     /** Answers 204 without a body. */

@@ -8,6 +8,8 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.server.capture.CaptureDuration;
 import org.fleetpipe.teltonika.server.capture.CaptureEntry;
 import org.fleetpipe.teltonika.server.capture.CaptureService;
+import org.fleetpipe.teltonika.server.config.HttpSettings;
+import org.fleetpipe.teltonika.server.http.AnswerBudget;
 
 /**
  * {@code POST|GET|DELETE /api/v1/devices/{imei}/capture} (reached through {@link DeviceResource}):
@@ -30,7 +32,10 @@ public final class CaptureResource {
     public record Stopped(String imei, boolean active) {
     }
 
-    /** A page of a capture stream, oldest first; {@code more}: ask again with {@code after} = the last id. */
+    /**
+     * A page of a capture stream, oldest first, cut at {@code limit} entries or about 1 MiB of them;
+     * {@code more}: ask again with {@code after} = the last id.
+     */
     public record CaptureView(String imei, boolean active, Long until, List<CaptureEntry> entries, boolean more) {
     }
 
@@ -38,10 +43,15 @@ public final class CaptureResource {
     static final int MAX_LIMIT = 1000;
     private static final Pattern STREAM_ID = Pattern.compile("\\d{1,20}-\\d{1,20}");
 
-    private final CaptureService captures;
+    /** Seconds a reader turned away by the answer budget is asked to wait. */
+    static final int RETRY_AFTER_SECONDS = 1;
 
-    public CaptureResource(CaptureService captures) {
+    private final CaptureService captures;
+    private final AnswerBudget answers;
+
+    public CaptureResource(CaptureService captures, AnswerBudget answers) {
         this.captures = captures;
+        this.answers = answers;
     }
 
     void start(ApiCall call, Imei imei) {
@@ -116,7 +126,19 @@ public final class CaptureResource {
                     + ", after an entry's id (such as 1700000000000-0)");
             return;
         }
-        captures.read(imei, limit, after).whenComplete((page, error) -> {
+        // Held from before the read until the answer is in the socket: what unread answers can pin
+        // in memory is capped across all connections.
+        AnswerBudget.Hold hold = answers.reserve(HttpSettings.ANSWER_PAGE_BYTES);
+        if (hold == null) {
+            call.busy(HttpResponseStatus.SERVICE_UNAVAILABLE, "answers-pending", "capture pages of "
+                    + answers.max() + " bytes wait for their readers (HTTP_ANSWER_BYTES_MAX); retry shortly",
+                    RETRY_AFTER_SECONDS);
+            return;
+        }
+        captures.read(imei, limit, after, HttpSettings.ANSWER_PAGE_BYTES).whenComplete((page, error) -> {
+            if (error != null || !page.exists()) {
+                hold.release();
+            }
             if (error != null) {
                 call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
             } else if (!page.exists()) {
@@ -124,7 +146,7 @@ public final class CaptureResource {
                         + " is active or kept (CAPTURE_RETENTION)");
             } else {
                 call.json(HttpResponseStatus.OK, new CaptureView(imei.value(), page.until() != null, page.until(),
-                        page.entries(), page.more()));
+                        page.entries(), page.more()), hold);
             }
         });
     }

@@ -9,17 +9,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.server.command.CommandService;
 import org.fleetpipe.teltonika.server.command.CommandTemplate;
+import org.fleetpipe.teltonika.server.command.DeviceCommandList;
 import org.fleetpipe.teltonika.server.command.CommandTemplates;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.json.Json;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 
 /**
- * {@code GET /api/v1/commands/{id}}, and {@code POST /api/v1/devices/{imei}/commands} (reached
- * through {@link DeviceResource}): validate, store and queue a command, its text typed or built by a
+ * {@code GET /api/v1/commands/{id}}, {@code GET /api/v1/devices/{imei}/commands} (a device's
+ * commands, reached through {@link DeviceResource}), and {@code POST /api/v1/devices/{imei}/commands}: validate, store and queue a command, its text typed or built by a
  * template ({@link CommandTemplates}); with {@code wait_ms}, answer once it finished (200) or when
  * the wait ran out (202 with the status then).
  */
@@ -43,16 +45,27 @@ public final class CommandResource {
                               @JsonInclude(JsonInclude.Include.NON_NULL) String template) {
     }
 
+    /** A page of one device's commands, newest first; {@code more}: ask again with {@code before} = the last id. */
+    public record DeviceCommands(String imei, List<CommandView> commands, boolean more) {
+    }
+
     /** The answer when the command's state could not be read back. */
     public record Queued(String id, String status) {
     }
 
+    static final int DEFAULT_LIMIT = 20;
+    static final int MAX_LIMIT = 100;
+    private static final Pattern COMMAND_ID = Pattern.compile("[A-Za-z0-9-]{1,64}");
+
     private final CommandService commands;
+    private final DeviceCommandList deviceCommands;
     private final CommandSettings settings;
     private final IngestionMetrics metrics;
 
-    public CommandResource(CommandService commands, CommandSettings settings, IngestionMetrics metrics) {
+    public CommandResource(CommandService commands, DeviceCommandList deviceCommands, CommandSettings settings,
+                           IngestionMetrics metrics) {
         this.commands = commands;
+        this.deviceCommands = deviceCommands;
         this.settings = settings;
         this.metrics = metrics;
     }
@@ -70,6 +83,41 @@ public final class CommandResource {
                 call.error(HttpResponseStatus.NOT_FOUND, "not-found", "no command " + id);
             } else {
                 call.json(HttpResponseStatus.OK, view(fields, call.masked()));
+            }
+        });
+    }
+
+    /**
+     * {@code GET /api/v1/devices/{imei}/commands}, its IMEI checked: the device's queued, in-flight
+     * and finished commands, newest first, masked for the read-only token as {@link #get} masks.
+     */
+    void list(ApiCall call, Imei imei) {
+        int limit;
+        String before;
+        try {
+            String given = call.query("limit");
+            limit = given == null ? DEFAULT_LIMIT : Integer.parseInt(given);
+            before = call.query("before");
+        } catch (IllegalArgumentException e) {
+            limit = -1;
+            before = null;
+        }
+        if (limit < 1 || limit > MAX_LIMIT || (before != null && !COMMAND_ID.matcher(before).matches())) {
+            call.error(HttpResponseStatus.BAD_REQUEST, "bad-query", "limit must be 1.." + MAX_LIMIT
+                    + ", before a command's id from the previous page");
+            return;
+        }
+        String cursor = before;
+        deviceCommands.page(imei, before, limit).whenComplete((page, error) -> {
+            if (error != null) {
+                call.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "redis-unavailable", "Redis did not answer");
+            } else if (page.isEmpty()) {
+                call.error(HttpResponseStatus.BAD_REQUEST, "bad-query", "command " + cursor + " is not among the"
+                        + " commands kept for " + imei + " (any more): start again without before");
+            } else {
+                List<CommandView> views = new ArrayList<>();
+                page.get().commands().forEach(fields -> views.add(view(fields, call.masked())));
+                call.json(HttpResponseStatus.OK, new DeviceCommands(imei.value(), views, page.get().more()));
             }
         });
     }

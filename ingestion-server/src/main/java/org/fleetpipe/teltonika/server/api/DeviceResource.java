@@ -8,7 +8,7 @@ import org.fleetpipe.teltonika.server.session.DeviceLookup;
 
 /**
  * {@code GET /api/v1/devices/{imei}}: where the device is connected, since when, and its last
- * record; {@code POST /api/v1/devices/{imei}/commands} goes to {@link CommandResource}, the
+ * record; {@code GET|POST /api/v1/devices/{imei}/commands} go to {@link CommandResource}, the
  * {@code /capture} operations to {@link CaptureResource}.
  */
 public final class DeviceResource {
@@ -31,9 +31,10 @@ public final class DeviceResource {
     }
 
     public ApiResource resource() {
-        return ApiResource.of("devices", "try GET /api/v1/devices/{imei}, POST /api/v1/devices/{imei}/commands or"
+        return ApiResource.of("devices", "try GET /api/v1/devices/{imei}, GET|POST /api/v1/devices/{imei}/commands or"
                         + " POST|GET|DELETE /api/v1/devices/{imei}/capture or PUT|GET|DELETE /api/v1/devices/{imei}/model",
                 Route.get("devices/{imei}", call -> withImei(call, this::status)),
+                Route.get("devices/{imei}/commands", call -> withImei(call, commands::list)),
                 Route.post("devices/{imei}/commands", call -> withImei(call, commands::submit)),
                 Route.post("devices/{imei}/capture", call -> withImei(call, captures::start)),
                 Route.get("devices/{imei}/capture", call -> withImei(call, captures::read)),

@@ -47,10 +47,16 @@ public final class CaptureService {
     public record Page(Long until, boolean exists, List<CaptureEntry> entries, boolean more) {
     }
 
+    /** An entry's JSON besides its hex and outcome: names, quotes, id and time. */
+    static final int JSON_OVERHEAD_BYTES = 40;
+    private static final int FIRST_RUN = 16;
+    private static final int MAX_RUN = 64;
+
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final CaptureSettings settings;
 
+    /** @param redis the API's own connection: a large read never waits in front of a device's commands */
     public CaptureService(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CaptureSettings settings) {
         this.redis = redis;
         this.keys = keys;
@@ -90,26 +96,61 @@ public final class CaptureService {
     }
 
     /**
-     * Up to {@code limit} entries of the capture stream of {@code imei}, oldest first.
+     * Up to {@code limit} entries of the capture stream of {@code imei}, oldest first, and no more
+     * than about {@code maxBytes} of them (one entry at least): read in small runs, so a read never
+     * holds much more than its page.
      *
      * @param after a stream id: only entries after it (the last id of the previous page), or null from the start
      */
-    public CompletionStage<Page> read(Imei imei, int limit, String after) {
+    public CompletionStage<Page> read(Imei imei, int limit, String after, long maxBytes) {
         String id = imei.value();
         CompletableFuture<String> until = redis.hget(keys.captureActive(id), "until").toCompletableFuture();
+        CompletableFuture<Cut> cut = new CompletableFuture<>();
+        readRun(keys.capture(id), after, limit, maxBytes, new ArrayList<>(), 0, cut);
+        CompletableFuture<Long> stream = redis.exists(keys.capture(id)).toCompletableFuture();
+        return until.thenCombine(cut, (u, c) -> new Page(u == null ? null : Long.valueOf(u), u != null,
+                        c.entries(), c.more()))
+                .thenCombine(stream, (page, n) -> new Page(page.until(), page.exists() || n > 0, page.entries(),
+                        page.more()));
+    }
+
+    /** What a page got: its entries, and whether others follow. */
+    private record Cut(List<CaptureEntry> entries, boolean more) {
+    }
+
+    /** The next run of entries after {@code after}, onto {@code taken} ({@code used} bytes so far). */
+    private void readRun(String key, String after, int limit, long maxBytes, List<CaptureEntry> taken, long used,
+                         CompletableFuture<Cut> done) {
+        // Sized by the entries seen so far, so small frames are not read a few at a time; at
+        // most MAX_RUN, so a run of the largest frames stays far under a page.
+        long room = maxBytes - used;
+        int run = taken.isEmpty() ? FIRST_RUN
+                : (int) Math.max(1, Math.min(MAX_RUN, room / Math.max(1, used / taken.size()) + 1));
+        int want = Math.min(run, limit - taken.size() + 1);
         Range<String> range = Range.from(after == null ? Range.Boundary.unbounded() : Range.Boundary.excluding(after),
                 Range.Boundary.unbounded());
-        CompletableFuture<List<StreamMessage<String, String>>> messages = redis.xrange(keys.capture(id), range,
-                Limit.from(limit + 1L)).toCompletableFuture();
-        CompletableFuture<Long> stream = redis.exists(keys.capture(id)).toCompletableFuture();
-        return until.thenCombine(messages, (u, m) -> {
-            List<CaptureEntry> entries = new ArrayList<>(Math.min(m.size(), limit));
-            for (int i = 0; i < m.size() && i < limit; i++) {
-                entries.add(entry(m.get(i)));
+        redis.xrange(key, range, Limit.from(want)).whenComplete((messages, error) -> {
+            if (error != null) {
+                done.completeExceptionally(error);
+                return;
             }
-            return new Page(u == null ? null : Long.valueOf(u), u != null, entries, m.size() > limit);
-        }).thenCombine(stream, (page, n) -> new Page(page.until(), page.exists() || n > 0, page.entries(),
-                page.more()));
+            long bytes = used;
+            for (StreamMessage<String, String> message : messages) {
+                CaptureEntry entry = entry(message);
+                long cost = CaptureSettings.entryCost(entry.hex(), entry.outcome()) + JSON_OVERHEAD_BYTES;
+                if (taken.size() == limit || (!taken.isEmpty() && bytes + cost > maxBytes)) {
+                    done.complete(new Cut(taken, true));
+                    return;
+                }
+                taken.add(entry);
+                bytes += cost;
+            }
+            if (messages.size() < want) {
+                done.complete(new Cut(taken, false));
+            } else {
+                readRun(key, messages.get(messages.size() - 1).getId(), limit, maxBytes, taken, bytes, done);
+            }
+        });
     }
 
     private static CaptureEntry entry(StreamMessage<String, String> message) {

@@ -52,10 +52,13 @@ public final class RedisCommandStore implements CommandStore {
                                          long expiresAt, int maxAttempts) {
         return CommandScripts.ENQUEUE.call(redis, ScriptOutputType.INTEGER,
                 new String[] {keys.command(id), keys.commandQueue(imei.value()), keys.commandsQueued(),
-                        keys.registry()},
+                        keys.registry(), keys.deviceCommands(imei.value())},
                 id, imei.value(), Integer.toString(codec), text, now(), Long.toString(expiresAt), instanceId.get(),
                 Integer.toString(settings.maxQueuePerDevice()), keys.instanceEventsPrefix(),
-                Integer.toString(maxAttempts), InstanceEvent.COMMAND.verb(), template);
+                Integer.toString(maxAttempts), InstanceEvent.COMMAND.verb(), template,
+                Integer.toString(settings.maxQueuePerDevice() + 1 + DeviceCommandList.RECENT),
+                Long.toString(Math.max(0, expiresAt - System.currentTimeMillis()) + settings.replyTimeout().toMillis()
+                        + settings.retention().toMillis()));
     }
 
     @Override

@@ -28,19 +28,26 @@ import java.util.Optional;
  *                                 longest for a request gives way; 0 = no cap
  * @param apiToken                 the operator token; empty = generated at start and logged once
  * @param readToken                the read-only API token (GET only), if any
+ * @param answerBytesMax           bytes of large API answers (capture pages) read or written and not yet
+ *                                 taken by their clients, across all connections; past it such a
+ *                                 read is answered 503 with Retry-After
  */
 public record HttpSettings(int port, String bindAddress, int maxConnections, int maxConnectionsPerAddress,
                            Duration requestTimeout, int healthPort, int healthMaxConnections,
-                           int healthMaxConnectionsPerAddress, Optional<String> apiToken, Optional<String> readToken) {
+                           int healthMaxConnectionsPerAddress, Optional<String> apiToken, Optional<String> readToken,
+                           long answerBytesMax) {
 
     /** 32 characters: 128 bits as hex, far beyond guessing over HTTP. */
     static final int MIN_API_TOKEN_CHARS = 32;
+
+    /** The most one page of a capture holds (its entries' bytes), and so the least answerBytesMax may be. */
+    public static final long ANSWER_PAGE_BYTES = 1024 * 1024;
 
 
     /** Copy with other ports; tests bind to 0 to get free ones. */
     HttpSettings withPorts(int api, int health) {
         return new HttpSettings(api, bindAddress, maxConnections, maxConnectionsPerAddress, requestTimeout, health,
-                healthMaxConnections, healthMaxConnectionsPerAddress, apiToken, readToken);
+                healthMaxConnections, healthMaxConnectionsPerAddress, apiToken, readToken, answerBytesMax);
     }
 
     static HttpSettings from(Config c, String deviceBindAddress) {
@@ -73,6 +80,7 @@ public record HttpSettings(int port, String bindAddress, int maxConnections, int
                 intIn(c, "http.health-max-connections", 1, 100_000),
                 intIn(c, "http.health-max-connections-per-address", 0, 100_000),
                 token.isEmpty() ? Optional.empty() : Optional.of(token),
-                readToken.isEmpty() ? Optional.empty() : Optional.of(readToken));
+                readToken.isEmpty() ? Optional.empty() : Optional.of(readToken),
+                SettingValues.longIn(c, "http.answer-bytes-max", ANSWER_PAGE_BYTES, 1L << 30));
     }
 }

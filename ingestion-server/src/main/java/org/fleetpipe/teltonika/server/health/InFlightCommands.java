@@ -19,7 +19,8 @@ import org.fleetpipe.teltonika.server.ops.OpsSettings;
  * The commands in flight on every instance ({@code commands:inflight:{instance}}): all counted
  * (HLEN), at most {@link #MAX_ENTRIES} examined (their {@code sent_at}, one script call per page). An
  * in-flight command is due by definition; stuck when it was sent longer than the reply timeout
- * plus the margin ago (its instance should have failed or retried it by then).
+ * plus the margin ago (its instance should have failed or retried it by then). The stuck devices
+ * that waited longest are named ({@link StuckDevices}).
  */
 final class InFlightCommands {
 
@@ -69,6 +70,7 @@ final class InFlightCommands {
         }
         Set<String> seen = new HashSet<>();
         List<String> ids = new ArrayList<>();
+        List<String> imeis = new ArrayList<>();
         for (int i = 0; i < instances.size(); i++) {
             if (entries.get(i) == null) {
                 continue;
@@ -78,11 +80,13 @@ final class InFlightCommands {
                 // In-flight entries are "id:attempt".
                 String entry = e.getValue();
                 ids.add(entry.contains(":") ? entry.substring(0, entry.indexOf(':')) : entry);
+                imeis.add(e.getKey());
             }
         }
         long stuck = 0;
         long oldestAge = 0;
         long ageSum = 0;
+        StuckDevices stuckDevices = new StuckDevices();
         List<CompletionStage<List<Object>>> pages = new ArrayList<>();
         for (int from = 0; from < ids.size(); from += PAGE) {
             // The hashes it reads are its keys: on a cluster the call goes to their node (the namespace's slot).
@@ -90,14 +94,17 @@ final class InFlightCommands {
                     .toArray(String[]::new);
             pages.add(HealthScripts.READ_SENT_AT.call(redis, ScriptOutputType.MULTI, hashes));
         }
+        int index = 0;
         for (CompletionStage<List<Object>> page : pages) {
             for (Object at : await(page)) {
+                int entry = index++;
                 long sent = parse(String.valueOf(at), now);
                 long age = Math.max(0, now - sent);
                 oldestAge = Math.max(oldestAge, age);
                 ageSum += age;
                 if (sent < stuckBefore) {
                     stuck++;
+                    stuckDevices.add(imeis.get(entry), ids.get(entry), age);
                 }
             }
         }
@@ -117,6 +124,7 @@ final class InFlightCommands {
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("due", size);
         detail.put("entries_examined", (long) ids.size());
+        detail.put("stuck_devices", stuckDevices.list());
         return new QueueHealth(QUEUE, size, oldestAge, ids.isEmpty() ? 0 : ageSum / ids.size(), rate, stuck,
                 verdict.status(), verdict.reason(), detail);
     }

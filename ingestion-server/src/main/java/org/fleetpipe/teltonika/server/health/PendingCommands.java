@@ -22,7 +22,8 @@ import org.fleetpipe.teltonika.server.ops.OpsSettings;
  * The pages' calls are sent together (one round trip). A queued
  * command is due when its device is online; stuck when, besides, nothing of that device is in
  * flight and the head waited longer than {@code stuckAfter} (the commands behind a head wait for
- * it: at most one stuck command per device). Commands of offline devices are never stuck.
+ * it: at most one stuck command per device). Commands of offline devices are never stuck. The
+ * stuck devices that waited longest are named ({@link StuckDevices}).
  */
 final class PendingCommands {
 
@@ -59,6 +60,7 @@ final class PendingCommands {
         long oldestAge = 0;
         long ageSum = 0;
         long heads = 0;
+        StuckDevices stuckDevices = new StuckDevices();
         List<CompletionStage<List<Object>>> pages = new ArrayList<>();
         for (int from = 0; from < oldest.size(); from += PAGE) {
             List<String> args = new ArrayList<>(List.of(keys.commandQueuePrefix(), keys.commandPrefix(),
@@ -94,6 +96,7 @@ final class PendingCommands {
                 due += length;
                 if (!moving && head != null && queuedAt < stuckBefore) {
                     stuck++;
+                    stuckDevices.add(imei, head, age);
                 }
             }
         }
@@ -107,6 +110,7 @@ final class PendingCommands {
         detail.put("devices", await(devices));
         detail.put("devices_examined", (long) oldest.size());
         detail.put("devices_online", online);
+        detail.put("stuck_devices", stuckDevices.list());
         return new QueueHealth(QUEUE, size, oldestAge, heads == 0 ? 0 : ageSum / heads, rate, stuck, verdict.status(),
                 verdict.reason(), detail);
     }

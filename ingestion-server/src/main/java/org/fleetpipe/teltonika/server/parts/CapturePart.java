@@ -28,7 +28,7 @@ public final class CapturePart implements Part {
     @Override
     public void start() {
         CaptureSettings settings = shared.settings().devices().capture();
-        service = new CaptureService(redis.async(), redis.keys(), settings);
+        service = new CaptureService(redis.apiAsync(), redis.keys(), settings);
         taps = new CaptureTaps(new RedisCaptureSink(redis.async(), redis.keys(), settings),
                 new CaptureMetrics(shared.registry()), shared.sessions());
         instance.events().on(InstanceEvent.CAPTURE, taps);

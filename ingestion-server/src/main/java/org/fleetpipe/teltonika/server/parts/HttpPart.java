@@ -15,9 +15,11 @@ import org.fleetpipe.teltonika.server.api.InstanceResource;
 import org.fleetpipe.teltonika.server.api.OperatorApi;
 import org.fleetpipe.teltonika.server.api.OpsResource;
 import org.fleetpipe.teltonika.server.api.SpecResource;
+import org.fleetpipe.teltonika.server.command.DeviceCommandList;
 import org.fleetpipe.teltonika.server.config.HttpSettings;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.devices.DeviceModels;
+import org.fleetpipe.teltonika.server.http.AnswerBudget;
 import org.fleetpipe.teltonika.server.http.BearerTokenAuth;
 import org.fleetpipe.teltonika.server.http.CachedScrape;
 import org.fleetpipe.teltonika.server.http.HttpConnections;
@@ -70,12 +72,14 @@ public final class HttpPart implements Part {
             LOG.warn("API_TOKEN is not set: generated the operator API token {} (shown once)", token);
             return token;
         });
-        CommandResource commandResource = new CommandResource(commands.service(), settings.commands(), shared.metrics());
+        AnswerBudget answers = new AnswerBudget(http.answerBytesMax(), shared.registry());
+        CommandResource commandResource = new CommandResource(commands.service(),
+                new DeviceCommandList(redis.apiAsync(), redis.keys()), settings.commands(), shared.metrics());
         OperatorApi routes = OperatorApi.of(
                 new InstanceResource(instance.directory(), new RemoteShutdown(redis.async(), redis.keys())),
-                new DeviceResource(new DeviceLookup(redis.async(), redis.keys()), commandResource,
-                        new CaptureResource(captures.service()), new DeviceModelResource(
-                                new DeviceModels(redis.async(), redis.keys(), IoDictionary.load()))), commandResource,
+                new DeviceResource(new DeviceLookup(redis.apiAsync(), redis.keys()), commandResource,
+                        new CaptureResource(captures.service(), answers), new DeviceModelResource(
+                                new DeviceModels(redis.apiAsync(), redis.keys(), IoDictionary.load()))), commandResource,
                 new OpsResource(ops.queueHealth(), ops.purger(), ops.deadLetters()),
                 new AdmissionResource(admission.lists(), settings.devices().admission()), new SpecResource());
         CachedScrape scrape = new CachedScrape(shared.registry()::scrape, Duration.ofSeconds(1));

@@ -21,7 +21,10 @@ import org.fleetpipe.teltonika.server.stream.StreamScripts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The connection to Redis (a development Redis started first when REDIS_URL is unset), its keys, and every script loaded. */
+/**
+ * The connection to Redis (a development Redis started first when REDIS_URL is unset), the operator
+ * API's own, its keys, and every script loaded.
+ */
 public final class RedisPart implements Part {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisPart.class);
@@ -30,6 +33,7 @@ public final class RedisPart implements Part {
     private DevelopmentRedis localRedis;
     private String url;
     private RedisConnector redis;
+    private RedisConnector.Dedicated api;
     private RedisKeys keys;
 
     public RedisPart(Shared shared) {
@@ -43,6 +47,9 @@ public final class RedisPart implements Part {
         redis = RedisConnector.connect(url, settings.redis().commandTimeout(),
                 new MicrometerCommandLatencyRecorder(shared.registry(), MicrometerOptions.create()),
                 settings.devices().hostile().redisRequestQueueSize());
+        // The operator API's reads get a connection of their own: a large answer (a capture page)
+        // never queues in front of a login's admission lookup or a device's ACK on the shared one.
+        api = redis.dedicated();
         keys = new RedisKeys(settings.redis().namespace(), settings.telemetry().partitions());
         PartitionLayout.claim(redis.sync(), keys);
         // Every script before the first device can connect, so no call has to fall back to EVAL
@@ -68,6 +75,11 @@ public final class RedisPart implements Part {
         return redis.async();
     }
 
+    /** The operator API's own connection: for its reads (captures, devices), never a device's path. */
+    RedisClusterAsyncCommands<String, String> apiAsync() {
+        return api.async();
+    }
+
     RedisKeys keys() {
         return keys;
     }
@@ -84,6 +96,9 @@ public final class RedisPart implements Part {
     @Override
     public void stop(StopStage stage, StopBudget budget) {
         if (stage == StopStage.CLOSE_REDIS && redis != null) {
+            if (api != null) {
+                api.close();
+            }
             redis.close();
         } else if (stage == StopStage.CLOSE_LOCAL_REDIS && localRedis != null) {
             localRedis.close();

@@ -14,8 +14,8 @@ class OpenApiSpecTest {
 
     /** The table the server builds; the services are never called here. */
     static RouteTable table() {
-        CommandResource commands = new CommandResource(null, null, null);
-        return OperatorApi.of(new InstanceResource(null, null), new DeviceResource(null, commands, new CaptureResource(null),
+        CommandResource commands = new CommandResource(null, null, null, null);
+        return OperatorApi.of(new InstanceResource(null, null), new DeviceResource(null, commands, new CaptureResource(null, null),
                 new DeviceModelResource(null)), commands,
                 new OpsResource(null, null, null), new AdmissionResource(null, null), new SpecResource()).table();
     }
@@ -26,7 +26,7 @@ class OpenApiSpecTest {
         table().routes().forEach(route -> routed.add(route.operation()));
 
         assertThat(OpenApiDocument.served().operations()).isEqualTo(routed);
-        assertThat(routed).hasSize(20).contains("GET /api/v1/openapi.yaml", "GET /api/v1/command-templates");
+        assertThat(routed).hasSize(21).contains("GET /api/v1/openapi.yaml", "GET /api/v1/command-templates");
     }
 
     @Test

@@ -448,7 +448,7 @@ class SettingsLoaderTest {
                 Map.of());
         assertThat(both.listeners().bindAddress()).isEqualTo("0.0.0.0");
         assertThat(both.http()).isEqualTo(new HttpSettings(8080, "127.0.0.1", 5, 16, Duration.ofSeconds(10), 8081, 16,
-                4, Optional.empty(), Optional.empty()));
+                4, Optional.empty(), Optional.empty(), 16L * 1024 * 1024));
         assertThatThrownBy(() -> SettingsLoader.loadWithEnvironment(Map.of("HTTP_BIND_ADDRESS", "intranet"), Map.of()))
                 .hasMessage("HTTP_BIND_ADDRESS=intranet (teltonika.server.http.bind-address): not an IP address");
     }
@@ -457,11 +457,11 @@ class SettingsLoaderTest {
     void load_whenHealthPortAndHttpLimitsSet_thenTheHttpSettingsHoldThem() {
         HttpSettings http = SettingsLoader.loadWithEnvironment(Map.of("HEALTH_PORT", "9091",
                 "HTTP_MAX_CONNECTIONS_PER_ADDRESS", "4", "HTTP_REQUEST_TIMEOUT", "3s", "HEALTH_MAX_CONNECTIONS", "2",
-                "HEALTH_MAX_CONNECTIONS_PER_ADDRESS", "1",
+                "HEALTH_MAX_CONNECTIONS_PER_ADDRESS", "1", "HTTP_ANSWER_BYTES_MAX", "2097152",
                 "API_TOKEN", "o".repeat(32), "API_TOKEN_READ", "r".repeat(32)), Map.of()).http();
 
         assertThat(http).isEqualTo(new HttpSettings(8080, http.bindAddress(), 64, 4, Duration.ofSeconds(3), 9091, 2, 1,
-                Optional.of("o".repeat(32)), Optional.of("r".repeat(32))));
+                Optional.of("o".repeat(32)), Optional.of("r".repeat(32)), 2097152L));
         assertThat(SettingsLoader.load(Map.of()).withPorts(0, 0, 0, 0).http().healthPort()).as("tests bind to 0")
                 .isZero();
     }

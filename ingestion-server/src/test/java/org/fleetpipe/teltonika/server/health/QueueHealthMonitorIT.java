@@ -186,6 +186,9 @@ class QueueHealthMonitorIT {
         assertThat(inFlight.stuck()).isEqualTo(1);
         assertThat(inFlight.oldestAgeMs()).isGreaterThanOrEqualTo(61_000);
         assertThat(inFlight.status()).as("one stuck is below the degraded level").isEqualTo(HealthStatus.HEALTHY);
+        assertThat(inFlight.detail().get("stuck_devices")).as("the stuck one named, the recent one not")
+                .isEqualTo(List.of(Map.of("imei", imei(1), "command", old.orElseThrow().id(),
+                        "age_ms", inFlight.oldestAgeMs())));
         QueueHealth pending = queue(report, "pending-commands");
         assertThat(pending.size()).isZero();
         assertThat(pending.ratePerMinute()).as("two commands left the queues").isPositive();

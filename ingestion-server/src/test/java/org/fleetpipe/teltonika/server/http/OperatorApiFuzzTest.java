@@ -77,10 +77,10 @@ class OperatorApiFuzzTest {
         CommandSettings settings = new CommandSettings(Duration.ofSeconds(30), Duration.ofHours(1),
                 Duration.ofDays(7), 100, 512, Duration.ofSeconds(60), Duration.ofDays(7), 10000,
                 Duration.ofSeconds(10), 3, Duration.ofSeconds(5), false);
-        CommandResource commands = new CommandResource(new CommandService(store, waiter), settings,
+        CommandResource commands = new CommandResource(new CommandService(store, waiter), null, settings,
                 IngestionMetrics.noop());
         DeviceResource devices = new DeviceResource(new DeviceLookup(fakeRedis(), new RedisKeys("fuzz")), commands,
-                new CaptureResource(null), new DeviceModelResource(null));
+                new CaptureResource(null, null), new DeviceModelResource(null));
         store.onEnqueue = id -> finishedBeforeWait(waiter, id);
         pipeline = OperatorHttpServer.pipeline(new HttpConnections(1_000, null),
                 () -> CompletableFuture.completedFuture(Readiness.ok()), () -> "# fuzz\n", new BearerTokenAuth(TOKEN),

@@ -1,25 +1,30 @@
 package org.fleetpipe.teltonika.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.TreeSet;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.fleetpipe.teltonika.codec.command.CommandFrame;
 import org.fleetpipe.teltonika.server.IngestionServer;
 import org.fleetpipe.teltonika.server.api.OpenApiDocument;
 import org.fleetpipe.teltonika.server.api.SpecResource;
 import org.fleetpipe.teltonika.server.testing.DeviceClient;
 import org.fleetpipe.teltonika.server.testing.Frames;
+import org.fleetpipe.teltonika.server.testing.ServerMeters;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -54,7 +59,9 @@ class OperatorApiSpecIT {
     @BeforeEach
     void start(RedisFixture fixture) throws Exception {
         server = ItServer.start(fixture, false, Map.of("api-token", OPERATOR, "api-token-read", READER,
-                "commands.max-queue-per-device", 1, "redis.command-timeout", "1s", "capture.max-captures", 1));
+                "commands.max-queue-per-device", 1, "redis.command-timeout", "1s", "capture.max-captures", 1,
+                // One capture page at a time, so a read held by the frozen Redis fills it.
+                "http.answer-bytes-max", 1024 * 1024));
         connection = fixture.client().connect();
         redis = connection.sync();
     }
@@ -186,6 +193,12 @@ class OperatorApiSpecIT {
         String post = "POST /api/v1/devices/{imei}/commands";
         String offline = "/api/v1/devices/" + TestImeis.numbered(3) + "/commands";
         Answer queued = expect(post, 202, "", offline, "{\"command\":\"getinfo\"}");
+        String list = "GET /api/v1/devices/{imei}/commands";
+        expect(list, 200, "", offline + "?limit=5", null);
+        expect(list, 400, "bad-imei", "/api/v1/devices/12/commands", null);
+        expect(list, 400, "bad-query", offline + "?limit=0", null);
+        expect(list, 400, "bad-query", offline + "?before=gone", null);
+        tokenRefusals(list, offline, null);
         expect(post, 429, "queue-full", offline, "{\"command\":\"getinfo\"}");
         expect(post, 400, "bad-imei", "/api/v1/devices/12/commands", "{\"command\":\"getinfo\"}");
         String[][] bad = {
@@ -352,6 +365,8 @@ class OperatorApiSpecIT {
             expect("POST /api/v1/devices/{imei}/commands", 503, "redis-unavailable",
                     "/api/v1/devices/" + imei + "/commands", "{\"command\":\"getinfo\"}");
             expect("GET /api/v1/commands/{id}", 503, "redis-unavailable", "/api/v1/commands/x", null);
+            expect("GET /api/v1/devices/{imei}/commands", 503, "redis-unavailable",
+                    "/api/v1/devices/" + imei + "/commands", null);
             expect("GET /api/v1/dlq/{kind}", 503, "redis-unavailable", "/api/v1/dlq/frames", null);
             expect("POST /api/v1/purge", 503, "purge-failed", "/api/v1/purge?dry_run=true", null);
             expect("GET /api/v1/admission", 503, "redis-unavailable", "/api/v1/admission", null);
@@ -363,6 +378,18 @@ class OperatorApiSpecIT {
                     "{\"add\":[\"" + imei + "\"]}");
             String capture = "/api/v1/devices/" + imei + "/capture";
             expect("POST /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, "{\"duration\":\"1m\"}");
+            CompletableFuture<Answer> holding = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call("GET", capture, OPERATOR, null);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> ServerMeters.gauge(server, "teltonika.http.answer.bytes") > 0);
+            Answer busy = expect("GET /api/v1/devices/{imei}/capture", 503, "answers-pending", capture, null);
+            assertThat(busy.head()).containsIgnoringCase("\r\nretry-after: 1");
+            assertThat(holding.get(30, TimeUnit.SECONDS).error()).isEqualTo("redis-unavailable");
             expect("GET /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, null);
             expect("DELETE /api/v1/devices/{imei}/capture", 503, "redis-unavailable", capture, null);
             String model = "/api/v1/devices/" + imei + "/model";
