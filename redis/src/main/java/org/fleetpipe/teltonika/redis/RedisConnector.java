@@ -94,7 +94,7 @@ public final class RedisConnector implements AutoCloseable {
         if (ClusterUrl.is(url)) {
             return connectCluster(ClusterUrl.seeds(url), commandTimeout, requestQueueSize, resources);
         }
-        RedisURI uri = RedisURI.create(url);
+        RedisURI uri = withSentinelLogin(RedisURI.create(url));
         uri.setTimeout(commandTimeout);
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(standaloneOptions(commandTimeout, requestQueueSize));
@@ -105,6 +105,34 @@ public final class RedisConnector implements AutoCloseable {
             resources.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    /**
+     * A {@code redis-sentinel://:password@...} URL's login applied to its sentinels as well: Lettuce
+     * gives it to the primary and replicas only, and a sentinel that requires a password (Redis 5.0.1
+     * on) answers NOAUTH. One password for the sentinels and the data nodes, as the development
+     * overlay runs them; a sentinel given its own password in code keeps it.
+     */
+    static RedisURI withSentinelLogin(RedisURI uri) {
+        if (uri.getSentinels().isEmpty() || !hasPassword(uri)) {
+            return uri;
+        }
+        for (RedisURI sentinel : uri.getSentinels()) {
+            // Lettuce gives each sentinel of a parsed URL an empty login of its own.
+            if (!hasPassword(sentinel)) {
+                sentinel.setCredentialsProvider(uri.getCredentialsProvider());
+            }
+        }
+        return uri;
+    }
+
+    private static boolean hasPassword(RedisURI uri) {
+        io.lettuce.core.RedisCredentialsProvider provider = uri.getCredentialsProvider();
+        if (provider == null) {
+            return false;
+        }
+        io.lettuce.core.RedisCredentials credentials = provider.resolveCredentials().block(Duration.ofSeconds(5));
+        return credentials != null && credentials.hasPassword();
     }
 
     private static RedisConnector connectCluster(List<RedisURI> seeds, Duration commandTimeout, int requestQueueSize,
