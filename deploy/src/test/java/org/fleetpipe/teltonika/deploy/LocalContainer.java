@@ -58,6 +58,10 @@ final class LocalContainer {
                 env.put(e.path("name").asText(), inRoot(e.path("value").asText()));
             } else if ("metadata.name".equals(e.path("valueFrom").path("fieldRef").path("fieldPath").asText())) {
                 env.put(e.path("name").asText(), podName);
+            } else if (e.path("valueFrom").has("secretKeyRef")) {
+                // A stand-in that names where the value would come from.
+                JsonNode ref = e.path("valueFrom").path("secretKeyRef");
+                env.put(e.path("name").asText(), ref.path("name").asText() + "/" + ref.path("key").asText());
             } else {
                 throw new IllegalStateException("env " + e + " is not supported by LocalContainer");
             }

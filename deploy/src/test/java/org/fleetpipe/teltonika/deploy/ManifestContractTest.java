@@ -284,17 +284,29 @@ class ManifestContractTest {
     }
 
     @Test
-    void devSecret_whenDevOverlayRendered_thenIsAPlaceholderWithBothKeysAndASentinelRedisUrl() {
+    void devSecret_isInNoManifest_theScriptMakesEveryKeyTheDevPodsRead_withRandomValues() throws Exception {
         Manifests m = Manifests.overlay("dev");
-        JsonNode ref = env(m.container(), "REDIS_URL").path("valueFrom").path("secretKeyRef");
-        JsonNode secret = m.get("Secret", ref.path("name").asText());
-        Map<String, String> data = Manifests.strings(secret.path("stringData"));
-        String tokenKey = env(m.container(), "API_TOKEN").path("valueFrom").path("secretKeyRef").path("key").asText();
-
-        assertThat(data).containsKeys(ref.path("key").asText(), tokenKey);
-        assertThat(data.get(tokenKey)).contains("placeholder");
+        assertThat(m.all("Secret")).as("no token or password in git, not even a placeholder").isEmpty();
+        CreateSecretScript script = CreateSecretScript.read();
+        List<ObjectNode> containers = new ArrayList<>(List.of((ObjectNode) m.container()));
+        for (String sts : List.of("redis", "redis-sentinel")) {
+            containers.add((ObjectNode) Manifests.containerOf(m.get("StatefulSet", sts),
+                    sts.equals("redis") ? "redis" : "sentinel"));
+        }
+        for (ObjectNode container : containers) {
+            for (JsonNode e : container.path("env")) {
+                JsonNode ref = e.path("valueFrom").path("secretKeyRef");
+                if (!ref.isMissingNode() && !ref.path("optional").asBoolean(false)) {
+                    assertThat(ref.path("name").asText()).isEqualTo(script.secretName());
+                    assertThat(script.keys()).as("%s", e.path("name").asText()).contains(ref.path("key").asText());
+                }
+            }
+        }
+        assertThat(script.value("redis-password")).isEqualTo("$password");
+        assertThat(script.value("api-token")).isEqualTo("$token");
+        assertThat(script.text()).contains("password=$(random_hex 24)", "token=$(random_hex 32)", "/dev/urandom");
         // Which sentinels and which master name: DevRedisSentinelTest.
-        assertThat(data.get(ref.path("key").asText())).startsWith("redis-sentinel://");
+        assertThat(script.value("redis-url")).startsWith("redis-sentinel://:$password@");
     }
 
     @Test

@@ -65,6 +65,9 @@ class RedisStartScriptsTest {
 
         assertThat(conf).contains("replica-announce-ip redis-0.redis").noneMatch(l -> l.startsWith("replicaof"));
         assertThat(conf).contains("appendonly yes", "min-replicas-to-write 1");
+        assertThat(conf).as("the Secret's password for clients, and for the replica towards its primary")
+                .contains("requirepass \"teltonika-ingestion/redis-password\"",
+                        "masterauth \"teltonika-ingestion/redis-password\"");
     }
 
     @Test
@@ -122,7 +125,9 @@ class RedisStartScriptsTest {
         List<String> conf = startSentinel("redis-sentinel-1");
 
         assertThat(conf).contains("sentinel monitor mymaster redis-1.redis 6379 2",
-                "sentinel announce-ip redis-sentinel-1.redis-sentinel", "sentinel resolve-hostnames yes");
+                "sentinel announce-ip redis-sentinel-1.redis-sentinel", "sentinel resolve-hostnames yes",
+                "requirepass \"teltonika-ingestion/redis-password\"",
+                "sentinel auth-pass mymaster \"teltonika-ingestion/redis-password\"");
         assertThat(calls()).as("a sentinel never asks itself").noneMatch(c -> c.startsWith("redis-sentinel-1."));
         assertThat(Files.readAllLines(stubs.resolve("redis-server.args"))).last().isEqualTo("--sentinel");
     }
