@@ -26,6 +26,19 @@ class JarSettingsProcessIT {
     }
 
     @Test
+    void jar_whenMaxConnectionsDoNotFitTheHeap_thenExits2NamingWhatFits(RedisFixture redis) throws Exception {
+        try (ServerProcess server = ServerProcess.launch(ServerProcess.JAR, Map.of("REDIS_URL", redis.uri(),
+                "MAX_CONNECTIONS", "50000", "JDK_JAVA_OPTIONS", "-Xmx64m"))) {
+            int exit = server.awaitExit(Duration.ofSeconds(30));
+
+            assertThat(exit).as("%s", server.output()).isEqualTo(2);
+            assertThat(server.output()).filteredOn(l -> !l.contains("Picked up")).singleElement().asString()
+                    .startsWith("configuration error: MAX_CONNECTIONS=50000 (teltonika.server.limits.max-connections)")
+                    .contains("connections need about 781 MiB of heap").contains("at most ");
+        }
+    }
+
+    @Test
     void jar_whenShutdownGraceIsABareNumber_thenExits2AskingForAUnit(RedisFixture redis) throws Exception {
         try (ServerProcess server = ServerProcess.launch(ServerProcess.JAR,
                 Map.of("REDIS_URL", redis.uri(), "SHUTDOWN_GRACE", "10"))) {
