@@ -19,7 +19,8 @@ bench_require_free_ports() {  # host port...: none may be taken
   done
 }
 
-server_jar=ingestion-server/target/ingestion-server.jar
+# SERVER_JAR=path: another build of the server (a before/after comparison); built here only when unset.
+server_jar=${SERVER_JAR:-ingestion-server/target/ingestion-server.jar}
 sim_jar=device-simulator/target/device-simulator.jar
 bench_build_jars() {
   if [[ ! -f $server_jar || ! -f $sim_jar ]]; then

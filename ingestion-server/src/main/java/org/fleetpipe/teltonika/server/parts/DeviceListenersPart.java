@@ -72,7 +72,7 @@ public final class DeviceListenersPart implements Part {
                 telemetry.writer(), telemetry.deadLetters(), shared.sessions(), instance.devices(), shared.pending(),
                 commands.dispatcher(), admission.admission(), admission.newImeis(), refusals, rates,
                 captures.taps()));
-        AcceptRateLimit acceptLimit = acceptLimit(devices, refusals);
+        AcceptRateLimit acceptLimit = acceptLimit(devices, plain.preLoginRoom(), refusals);
         String host = settings.listeners().bindAddress();
         tcpAddress = tcp.bind(threads.boss(), threads.workers(), host, settings.listeners().tcpPort(), plain, acceptLimit);
         if (settings.listeners().tls().enabled()) {
@@ -91,14 +91,15 @@ public final class DeviceListenersPart implements Part {
         }
     }
 
-    private AcceptRateLimit acceptLimit(DeviceSettings devices, RefusalLog refusals) {
+    private AcceptRateLimit acceptLimit(DeviceSettings devices, AcceptRateLimit.NetworkRoom preLoginRoom,
+                                        RefusalLog refusals) {
         int perSecond = devices.hostile().maxAcceptsPerSecond();
         int perNetwork = devices.hostile().maxAcceptsPerNetworkPerSecond();
         if (perSecond <= 0 && perNetwork <= 0) {
             return null;
         }
         AcceptRateLimit limit = new AcceptRateLimit(perSecond, perNetwork,
-                devices.hostile().maxAcceptWaitingPerNetwork(), devices.hostile().maxAcceptWaiting(),
+                devices.hostile().maxAcceptWaitingPerNetwork(), devices.hostile().maxAcceptWaiting(), preLoginRoom,
                 new AcceptRateLimit.Events() {
                     @Override
                     public void deferred() {

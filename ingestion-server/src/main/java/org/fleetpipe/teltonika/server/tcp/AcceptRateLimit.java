@@ -30,6 +30,12 @@ import org.fleetpipe.teltonika.server.limits.NetworkKey;
  * of the network with the most waiting, or, when none has more than its own, the listeners stop
  * accepting until fewer wait (the rest waits in the kernel's accept queue). All of
  * it runs on the accept thread the listeners share.
+ *
+ * <p>The network's share is what it is sure of, not a cap while the instance has room: each tenth the
+ * waiting networks first take their shares in turn, then the room left of the pace in all goes round
+ * the networks still waiting, each up to the places its network has left under the pre-login cap
+ * (more would be closed there). A cutover behind one carrier NAT takes the whole pace when nobody
+ * else connects, and a quiet network's login still passes the next tenth when ten others flood.
  */
 @ChannelHandler.Sharable
 public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
@@ -50,9 +56,24 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
         void refused(SocketAddress remote, String reason);
     }
 
+    /** How many more connections of a network may be handed on now without being closed for it. */
+    @FunctionalInterface
+    public interface NetworkRoom {
+        /** No bound but the paces. */
+        NetworkRoom UNBOUNDED = network -> Integer.MAX_VALUE;
+
+        int room(InetAddress network);
+    }
+
     private final int perSlice;
     private final AddressRateLimit perNetwork;
     private final WaitingAccepts waiting;
+    private final NetworkRoom networkRoom;
+    /**
+     * A tick's pre-login places left per network: its {@link #networkRoom} when first asked, less what
+     * the tick handed on (not entered there yet: registration is the event loop's next task).
+     */
+    private final java.util.Map<InetAddress, Integer> placesLeft = new java.util.HashMap<>();
     private final Events events;
     private long sliceStart = Long.MIN_VALUE;
     private int handedOn;
@@ -65,21 +86,24 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
      * @param perNetworkPerSecond  0 (no share per network) or more; a tenth of a second's burst
      * @param maxWaitingPerNetwork connections of one network that may wait; more are closed
      * @param maxWaiting           connections that may wait in all
+     * @param networkRoom          how many more of a network its pre-login cap takes now; bounds what a
+     *                             network gets of the room beyond its share (with a pace in all only)
      */
     public AcceptRateLimit(int perSecond, int perNetworkPerSecond, int maxWaitingPerNetwork, int maxWaiting,
-                           Events events) {
-        this(perSecond, perNetworkPerSecond, maxWaitingPerNetwork, maxWaiting, events, System::nanoTime);
+                           NetworkRoom networkRoom, Events events) {
+        this(perSecond, perNetworkPerSecond, maxWaitingPerNetwork, maxWaiting, networkRoom, events, System::nanoTime);
     }
 
     /** With {@code shareClock} for the networks' shares instead of {@link System#nanoTime()}, for tests. */
-    AcceptRateLimit(int perSecond, int perNetworkPerSecond, int maxWaitingPerNetwork, int maxWaiting, Events events,
-                    LongSupplier shareClock) {
+    AcceptRateLimit(int perSecond, int perNetworkPerSecond, int maxWaitingPerNetwork, int maxWaiting,
+                    NetworkRoom networkRoom, Events events, LongSupplier shareClock) {
         if (perSecond != 0 && perSecond < 10) {
             throw new IllegalArgumentException("at least 10 accepts a second, got " + perSecond);
         }
         this.perSlice = perSecond / 10;
         this.perNetwork = networkShare(perNetworkPerSecond, shareClock);
         this.waiting = new WaitingAccepts(Math.max(0, maxWaitingPerNetwork), Math.max(1, maxWaiting));
+        this.networkRoom = networkRoom;
         this.events = events;
     }
 
@@ -155,14 +179,13 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
     private void tick(ChannelHandlerContext ctx) {
         tickScheduled = false;
         long now = ctx.executor().ticker().nanoTime();
-        waiting.release(Integer.MAX_VALUE, network -> roomInAll(now) && perNetwork.tryAcquire(network), w -> {
-            handedOn++;
-            if (w.listener().channel().isActive()) {
-                w.listener().fireChannelRead(w.connection());
-            } else {
-                w.connection().unsafe().closeForcibly();
-            }
-        });
+        placesLeft.clear();
+        waiting.release(Integer.MAX_VALUE,
+                network -> roomInAll(now) && perNetwork.tryAcquire(network) && takePlace(network, true), this::handOn);
+        if (perSlice > 0 && waiting.size() > 0 && roomInAll(now)) {
+            // Without a pace in all there is no room to share out: the shares are all there is.
+            waiting.release(Integer.MAX_VALUE, network -> roomInAll(now) && takePlace(network, false), this::handOn);
+        }
         if (!waiting.full() && !paused.isEmpty()) {
             for (Channel listener : paused) {
                 listener.config().setAutoRead(true);
@@ -171,6 +194,31 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
         }
         if (waiting.size() > 0) {
             scheduleTick(ctx, now);
+        }
+    }
+
+    /**
+     * Counts a hand-on against {@code network}'s pre-login places this tick; within its share
+     * ({@code always}) it goes whatever is left, beyond it only while places are left.
+     */
+    private boolean takePlace(InetAddress network, boolean always) {
+        if (perSlice == 0) {
+            return always;
+        }
+        int left = placesLeft.computeIfAbsent(network, networkRoom::room);
+        if (left <= 0 && !always) {
+            return false;
+        }
+        placesLeft.put(network, left - 1);
+        return true;
+    }
+
+    private void handOn(WaitingAccepts.Waiting w) {
+        handedOn++;
+        if (w.listener().channel().isActive()) {
+            w.listener().fireChannelRead(w.connection());
+        } else {
+            w.connection().unsafe().closeForcibly();
         }
     }
 

@@ -86,6 +86,14 @@ final class PreLoginCounts {
         }
     }
 
+    /** Connections of {@code network} (a {@link NetworkKey}) that may enter now before its cap closes them. */
+    synchronized int roomFor(InetAddress network) {
+        if (maxPerNetwork <= 0) {
+            return Integer.MAX_VALUE;
+        }
+        return Math.max(0, maxPerNetwork - perNetwork.getOrDefault(network, 0));
+    }
+
     private void release(Place place) {
         place.held = false;
         if (place.network != null) {

@@ -65,6 +65,11 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         this.rejector = new FrameRejector(services.deadLetters(), services.metrics());
     }
 
+    /** How many more connections of a network its pre-login cap takes now, for the accept pace. */
+    public AcceptRateLimit.NetworkRoom preLoginRoom() {
+        return preLogin::roomFor;
+    }
+
     @Override
     protected void initChannel(Channel ch) {
         ServerSettings s = services.settings();

@@ -84,6 +84,47 @@ class AcceptHerdIT {
     }
 
     @Test
+    void herdFromOneNetworkFasterThanItsShare_whenNoOtherNetworkConnects_takesThePaceInAll_noneClosed(
+            RedisFixture redis) throws Exception {
+        // 400 connects a second, twice the network's share; few may wait, so a herd held to its share
+        // (20 a tenth) fills the waiting room within a second and the rest are closed (network-share).
+        server = ItServer.start(redis, false, Map.of("limits.max-new-imeis-per-address-per-minute", 0,
+                "limits.max-accept-waiting-per-network", 150));
+        InetSocketAddress tcp = ItServer.loopback(server.tcpAddress());
+        List<DeviceClient> herd = new ArrayList<>();
+        try {
+            for (int batch = 0; batch < 15; batch++) {
+                long next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+                for (int i = 0; i < 40; i++) {
+                    int n = batch * 40 + i;
+                    DeviceClient device = DeviceClient.connectFrom(InetAddress.getByName("127.0.31." + (1 + n % 5)), tcp);
+                    herd.add(device);
+                    device.send(Frames.login(TestImeis.numbered(7000 + n)));
+                }
+                // The herd's pace (load shaping, not a wait for a result).
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
+            }
+            int loggedIn = 0;
+            for (DeviceClient device : herd) {
+                try {
+                    if (device.readByte() == 1) {
+                        loggedIn++;
+                    }
+                } catch (IOException reset) {
+                    // Closed by the server: not logged in.
+                }
+            }
+            assertThat(ServerMeters.count(server, "teltonika.accept.refused", "reason", "network-share"))
+                    .as("none closed for the network's share: the pace in all had room").isZero();
+            assertThat(loggedIn).as("every device of the herd logs in on its first connection").isEqualTo(600);
+        } finally {
+            for (DeviceClient device : herd) {
+                device.close();
+            }
+        }
+    }
+
+    @Test
     void tenNetworksFloodTheAcceptPath_thenALoginFromAQuietNetworkPassesWithinASecond(RedisFixture redis)
             throws Exception {
         // Fewer may wait than the default 10,000: the test's own sockets and the server's share one

@@ -19,6 +19,8 @@ class AcceptRateLimitTest {
     private final AtomicInteger deferred = new AtomicInteger();
     private final List<String> refused = new ArrayList<>();
     private final AtomicLong shareClock = new AtomicLong();
+    /** Pre-login places a network has left; none bound by default. */
+    private AcceptRateLimit.NetworkRoom preLoginRoom = AcceptRateLimit.NetworkRoom.UNBOUNDED;
     private final AcceptRateLimit.Events events = new AcceptRateLimit.Events() {
         @Override
         public void deferred() {
@@ -39,7 +41,7 @@ class AcceptRateLimitTest {
     /** A listener paced at {@code perSecond} in all and {@code perNetwork} a network, on clocks that move only when told. */
     private EmbeddedChannel listener(int perSecond, int perNetwork, int waitingPerNetwork, int waiting) {
         EmbeddedChannel listener = new EmbeddedChannel(new AcceptRateLimit(perSecond, perNetwork, waitingPerNetwork,
-                waiting, events, shareClock::get));
+                waiting, preLoginRoom, events, shareClock::get));
         listener.freezeTime();
         return listener;
     }
@@ -99,7 +101,59 @@ class AcceptRateLimitTest {
     }
 
     @Test
-    void connections_overTheirNetworksShare_thenWait_andPastItsWaitingCapAreClosed_otherNetworksUnaffected() {
+    void oneNetworkAlone_takesThePaceInAllBeyondItsShare_asFarAsItsPreLoginPlacesGo() {
+        preLoginRoom = network -> 30;
+        EmbeddedChannel listener = listener(1_000, 20, 1_000, 1_000);
+        for (int i = 0; i < 200; i++) {
+            listener.writeInbound(connectionFrom("10.0.0." + (1 + i % 250)));
+        }
+        assertThat(listener.inboundMessages()).as("a tenth of its share at once").hasSize(2);
+
+        advance(listener, 100);
+        assertThat(listener.inboundMessages()).as("its share's tenth, then the pace's room up to its 30 places")
+                .hasSize(2 + 30);
+        advance(listener, 100);
+        assertThat(listener.inboundMessages()).hasSize(2 + 30 + 30);
+        assertThat(refused).isEmpty();
+
+        preLoginRoom = network -> Integer.MAX_VALUE;
+        EmbeddedChannel unbounded = listener(1_000, 20, 1_000, 1_000);
+        for (int i = 0; i < 200; i++) {
+            unbounded.writeInbound(connectionFrom("10.0.0." + (1 + i % 250)));
+        }
+        advance(unbounded, 100);
+        assertThat(unbounded.inboundMessages()).as("the whole tenth of the pace in all, not 2 a tenth")
+                .hasSize(2 + 100);
+        listener.finishAndReleaseAll();
+        unbounded.finishAndReleaseAll();
+    }
+
+    @Test
+    void aFloodingNetworkGetsOnlyTheRoomTheOthersLeave_theOthersTheirWholeNeed() {
+        EmbeddedChannel listener = listener(1_000, 20, 1_000, 1_000);
+        for (int i = 0; i < 500; i++) {
+            listener.writeInbound(connectionFrom("10.0.0.1"));
+        }
+        List<EmbeddedChannel> others = new ArrayList<>();
+        for (int net = 1; net <= 3; net++) {
+            for (int i = 0; i < 10; i++) {
+                EmbeddedChannel c = connectionFrom("10.0." + net + ".1");
+                others.add(c);
+                listener.writeInbound(c);
+            }
+        }
+        listener.inboundMessages().clear();
+
+        advance(listener, 100);
+        assertThat(listener.inboundMessages()).as("the tenth's 100").hasSize(100)
+                .as("every one of the 24 the three small networks had waiting, the flooder the other 76")
+                .filteredOn(others::contains).hasSize(24);
+        listener.finishAndReleaseAll();
+    }
+
+    @Test
+    void connections_overTheirNetworksShare_withItsPreLoginPlacesTaken_thenWait_andPastItsWaitingCapAreClosed() {
+        preLoginRoom = network -> 0;
         EmbeddedChannel listener = listener(1_000, 2, 3, 100);
         List<EmbeddedChannel> noisy = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -172,6 +226,6 @@ class AcceptRateLimitTest {
 
     @Test
     void rate_belowTenASecond_isRefused() {
-        assertThatThrownBy(() -> new AcceptRateLimit(9, 0, 1, 1, events)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new AcceptRateLimit(9, 0, 1, 1, AcceptRateLimit.NetworkRoom.UNBOUNDED, events)).isInstanceOf(IllegalArgumentException.class);
     }
 }
