@@ -8,6 +8,9 @@
 # Loopback only; bounded to the duration plus about 30 s.
 #
 # Usage: bench/cutover-benchmark.sh [devices=10000] [start-spread=10s] [duration=60s]
+# Env:   CONSUMER=1  a consumer group (the reference consumer, group "soak", from the stream's start)
+#                    reads everything meanwhile; prints what it delivered against what was acknowledged
+#        SERVER_JAR=path  another build of the server (before/after)
 # Needs redis-server and redis-cli on the PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +29,10 @@ bench_require_tools redis-server redis-cli curl java python3
 bench_require_free_ports "$host" "$redis_port" "$tcp_port" "$http_port"
 bench_open_files $((devices + 1000))
 bench_build_jars
+consumer_jar=reference-consumer/target/reference-consumer.jar
+if [[ ${CONSUMER:-0} == 1 && ! -f $consumer_jar ]]; then
+  mvn -B -q -ntp -DskipTests package -pl reference-consumer -am
+fi
 
 out=${CUTOVER_OUT:-$(mktemp -d /tmp/cutover.XXXXXX)}
 mkdir -p "$out"
@@ -41,6 +48,14 @@ bench_start_server cutover MAX_CONNECTIONS=$((devices + 500)) \
   MAX_PRE_LOGIN_CONNECTIONS_PER_ADDRESS=100 MAX_PRE_LOGIN_CONNECTIONS=5000 \
   MAX_ACCEPTS_PER_NETWORK_PER_SECOND=200 DEVICE_RECORDS_PER_SECOND=50 DEVICE_BYTES_PER_SECOND=32768 \
   TELEMETRY_FAIR_SHARE_FROM=0.8
+
+if [[ ${CONSUMER:-0} == 1 ]]; then
+  # Stops once nothing new arrived for 15 s, after the devices' last records.
+  java -jar "$consumer_jar" --redis-url "redis://$host:$redis_port" --group soak --from 0 --count 1000 \
+    --block 1s --progress 10s --until-idle 15s > "$out/consumer.log" 2>&1 &
+  consumer_pid=$!
+  pids+=("$consumer_pid")
+fi
 
 sources=$(seq -s, -f '127.0.7.%g' 1 250)
 java -jar "$sim_jar" --host "$host" --port "$tcp_port" --devices "$devices" --interval 1s --records 5 \
@@ -68,3 +83,8 @@ print("result:       " + summary.get("result", "?"))
 PY
 echo "server: logins refused for new-imei-limit:" \
   "$(curl -fs "http://$host:$http_port/metrics" | awk '/^teltonika_logins_total\{.*new-imei-limit/ {s += $NF} END {print s + 0}')"
+if [[ ${CONSUMER:-0} == 1 ]]; then
+  for _ in $(seq 120); do kill -0 "$consumer_pid" 2>/dev/null || break; sleep 1; done
+  echo "consumer group soak: $(grep '^done:' "$out/consumer.log" | sed 's/^done: //' || echo 'no done line; see the log')"
+  echo "  group: $(redis-cli -h "$host" -p "$redis_port" XINFO GROUPS telemetry | paste -sd' ' | cut -c1-200)"
+fi

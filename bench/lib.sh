@@ -51,7 +51,8 @@ bench_start_redis() {  # [redis-server options...]: Redis on $host:$redis_port, 
 # would take for one host spraying IMEIs and holding logins open; they are off here (a script's own
 # settings come after, so it may turn them on), and the pre-login cap is out of the way (the
 # connection cap still bounds those connections). One simulated device sends far more than a tracker,
-# so the per-device rate budgets and stream share are off too.
+# so the per-device rate budgets and stream share are off too (TELEMETRY_FAIR_SHARE_FROM=0.8 in the
+# environment turns the shares on: they cost something only while a consumer group lags near the cap).
 bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the server jar, ready; sets server_pid
   local id=$1 settings=()
   shift
@@ -60,7 +61,7 @@ bench_start_server() {  # instance-id [VAR=value...] [-- java options...]: the s
   env REDIS_URL="redis://$host:$redis_port" BIND_ADDRESS="$host" TCP_PORT="$tcp_port" UDP_PORT=0 \
     HTTP_PORT="$http_port" HEALTH_PORT=0 API_TOKEN="bench-$bench_name-0123456789abcdef0123456789abcdef" INSTANCE_ID="$id" LOG_LEVEL=WARN \
     MAX_NEW_IMEIS_PER_ADDRESS_PER_MINUTE=0 MAX_PRE_LOGIN_CONNECTIONS_PER_ADDRESS=0 \
-    DEVICE_RECORDS_PER_SECOND=0 DEVICE_BYTES_PER_SECOND=0 TELEMETRY_FAIR_SHARE_FROM=1 \
+    DEVICE_RECORDS_PER_SECOND=0 DEVICE_BYTES_PER_SECOND=0 TELEMETRY_FAIR_SHARE_FROM="${TELEMETRY_FAIR_SHARE_FROM:-1}" \
     MAX_ACCEPTS_PER_NETWORK_PER_SECOND=0 MAX_PRE_LOGIN_CONNECTIONS=1000000 "${settings[@]}" \
     java "$@" -jar "$server_jar" > "$out/server.log" 2>&1 &
   server_pid=$!
