@@ -538,6 +538,10 @@ class ManifestContractTest {
         assertThat(dockerfile).contains("mvn -B -ntp -DskipTests -pl ingestion-server -am package")
                 .as("the image runs the slim jar: no redis-launcher, no embedded Redis")
                 .contains("cp ingestion-server/target/ingestion-server-slim.jar /ingestion-server.jar");
+        assertThat(dockerfile).as("the class archive: trained by the warm-up alone, mapped by the entrypoint")
+                .contains("-XX:ArchiveClassesAtExit=/app/ingestion-server.jsa -jar /app/ingestion-server.jar --warm-up-only")
+                .contains("-XX:AOTCacheOutput=/app/ingestion-server.jsa -jar /app/ingestion-server.jar --warm-up-only")
+                .containsPattern("(?m)^ENTRYPOINT \\[\"java\", \"-XX:SharedArchiveFile=/app/ingestion-server.jsa\", \"-Xshare:auto\"");
     }
 
     private static JsonNode env(JsonNode container, String name) {

@@ -7,6 +7,7 @@ import org.fleetpipe.teltonika.server.config.SettingsException;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
 import org.fleetpipe.teltonika.server.stream.PartitionLayout;
+import org.fleetpipe.teltonika.server.warmup.DevicePathWarmUp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +16,26 @@ public final class IngestionServerMain {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestionServerMain.class);
 
+    /**
+     * Runs the device path's warm-up alone and exits, touching no Redis: the training run of a
+     * class-data archive (AppCDS on JDK 17, the AOT cache on JDK 25; deploy/Dockerfile).
+     */
+    static final String WARM_UP_ONLY = "--warm-up-only";
+
     private IngestionServerMain() {
+    }
+
+    private static int warmUpOnly() {
+        try {
+            ServerSettings settings = SettingsLoader.load();
+            DevicePathWarmUp.Result r = new DevicePathWarmUp(settings).run();
+            System.out.printf("warm-up only: %d packets (%d records) of %d synthetic devices in %d ms%n",
+                    r.packets(), r.records(), r.devices(), r.took().toMillis());
+            return 0;
+        } catch (SettingsException e) {
+            System.err.println("configuration error: " + e.getMessage());
+            return 2;
+        }
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -24,6 +44,10 @@ public final class IngestionServerMain {
         // -Dio.netty.leakDetection.level=simple when a leak is suspected.
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
+        if (args.length == 1 && args[0].equals(WARM_UP_ONLY)) {
+            System.exit(warmUpOnly());
+            return;
         }
         ServerSettings settings;
         try {

@@ -32,6 +32,7 @@ public abstract class SimulatedDevice {
     private boolean generating = true;
     private boolean closed;
     private long sentAtNanos;
+    private boolean acknowledgedOnce;
     private ScheduledFuture<?> tickTimer;
     /**
      * Checks the ACK deadline of whatever packet is in flight when it fires, and sets itself for
@@ -220,6 +221,10 @@ public abstract class SimulatedDevice {
         }
         backlog.acknowledge();
         stats.acknowledged(expected, now - sentAtNanos, now);
+        if (!acknowledgedOnce) {
+            acknowledgedOnce = true;
+            stats.firstAcknowledged(now);
+        }
         publish();
         trySend();
     }

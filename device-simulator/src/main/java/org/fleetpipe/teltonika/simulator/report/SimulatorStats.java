@@ -31,6 +31,9 @@ public final class SimulatorStats {
     /** Striped, as the counters are: every ACK updates it. */
     private final LongAccumulator lastAckNanos = new LongAccumulator(Math::max, 0);
     private final LatencyRecorder latency = new LatencyRecorder();
+    private final AtomicInteger devicesAcknowledged = new AtomicInteger();
+    /** When the latest of the devices' first ACKs came: a fresh server's warm start ends there for the fleet. */
+    private final LongAccumulator lastFirstAckNanos = new LongAccumulator(Math::max, 0);
 
     public void deviceCreated() {
         devices.incrementAndGet();
@@ -83,6 +86,22 @@ public final class SimulatorStats {
         recordsAcknowledged.add(records);
         latency.recordNanos(latencyNanos);
         lastAckNanos.accumulate(nowNanos);
+    }
+
+    /** A device's first ACK of the run, once per device. */
+    public void firstAcknowledged(long nowNanos) {
+        devicesAcknowledged.incrementAndGet();
+        lastFirstAckNanos.accumulate(nowNanos);
+    }
+
+    /** Devices that had at least one ACK. */
+    public int devicesAcknowledged() {
+        return devicesAcknowledged.get();
+    }
+
+    /** The latest of the devices' first ACKs (System.nanoTime), 0 before any. */
+    public long lastFirstAckNanos() {
+        return lastFirstAckNanos.get();
     }
 
     public void reconnect() {

@@ -32,6 +32,16 @@ public final class SummaryReport {
      */
     public static String format(String title, Duration elapsed, StatsSnapshot s, int connectedAtTheEnd,
                                 Histogram latency, Duration warmup, SteadyPhase steady) {
+        return format(title, elapsed, s, connectedAtTheEnd, latency, warmup, steady, -1, null);
+    }
+
+    /**
+     * As above, with a "first acks" line: how many devices had an ACK, and when the last of them had
+     * its first, {@code lastFirstAck} after the start (null for none).
+     */
+    public static String format(String title, Duration elapsed, StatsSnapshot s, int connectedAtTheEnd,
+                                Histogram latency, Duration warmup, SteadyPhase steady, int devicesAcknowledged,
+                                Duration lastFirstAck) {
         StringBuilder b = new StringBuilder();
         line(b, "summary", String.format(Locale.ROOT, "after %.1f s (%s)", elapsed.toMillis() / 1000.0, title));
         line(b, "devices", s.devices() + " (connected at the end: " + connectedAtTheEnd + ")");
@@ -53,6 +63,11 @@ public final class SummaryReport {
                     + " ACKs)");
         } else if (!warmup.isZero()) {
             line(b, "steady", "none: sending ended within the " + DurationText.format(warmup) + " warm-up");
+        }
+        if (devicesAcknowledged >= 0) {
+            line(b, "first acks", devicesAcknowledged + " of " + s.devices() + " devices had an ACK"
+                    + (lastFirstAck == null ? "" : String.format(Locale.ROOT, "; the last of them its first %.2f s"
+                    + " after the start", lastFirstAck.toNanos() / 1e9)));
         }
         line(b, "result", result(s));
         return b.toString();

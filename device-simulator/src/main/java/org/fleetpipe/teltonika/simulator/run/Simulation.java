@@ -145,8 +145,10 @@ public final class Simulation {
         Histogram latency = stats.latency().total();
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         SteadyPhase steady = warmup == null ? null : warmup.steadyPhase();
+        long lastFirstAck = stats.lastFirstAckNanos();
         out.print(SummaryReport.format(options.title(), elapsed, snapshot, connectedAtTheEnd, latency,
-                options.warmup(), steady));
+                options.warmup(), steady, stats.devicesAcknowledged(),
+                lastFirstAck == 0 ? null : Duration.ofNanos(lastFirstAck - started)));
         out.flush();
         return new RunResult(snapshot, latency, SummaryReport.exitCode(snapshot));
     }

@@ -53,6 +53,17 @@ class SummaryReportTest {
     }
 
     @Test
+    void format_withFirstAcks_thenSaysWhenTheLastDeviceHadItsFirst_beforeTheResult() {
+        String text = SummaryReport.format("t", Duration.ofSeconds(2), snapshot(50, 50, 0), 3,
+                new Histogram(3_600_000_000L, 3), Duration.ZERO, null, 3, Duration.ofMillis(1250));
+        assertThat(text).contains("first acks   3 of 3 devices had an ACK; the last of them its first 1.25 s after"
+                + " the start\nresult       OK".replace("\n", System.lineSeparator()));
+        assertThat(SummaryReport.format("t", Duration.ofSeconds(2), snapshot(0, 0, 0), 0,
+                new Histogram(3_600_000_000L, 3), Duration.ZERO, null, 0, null))
+                .contains("first acks   0 of 3 devices had an ACK" + System.lineSeparator());
+    }
+
+    @Test
     void format_whenTheWarmupEnded_thenTheSteadyLineCountsOnlyWhatCameAfterIt() {
         LatencyRecorder recorder = new LatencyRecorder();
         recorder.recordNanos(500_000_000L);              // a 500 ms ACK during the logins

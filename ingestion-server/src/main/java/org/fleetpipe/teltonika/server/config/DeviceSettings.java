@@ -23,13 +23,14 @@ import org.fleetpipe.teltonika.server.capture.CaptureSettings;
  * @param deviceInfoTtl     lifetime of device:info:{imei} once the device stored records
  * @param hostile           the bounds against hosts without credentials and misbehaving devices
  * @param capture           the bounds of the support captures
+ * @param warmUp            the synthetic devices sent through the pipeline before the listeners open
  */
 public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Duration refusalLogInterval,
                              Duration denySweepInterval, int maxConnections, int maxConnectionsPerAddress,
                              int maxNewConnectionsPerAddressPerSecond, DecodeLimits decodeLimits,
                              int maxQueuedFrames, int maxUdpInFlight, Duration loginTimeout,
                              Duration readIdleTimeout, Duration frameTimeout, Duration deviceInfoTtl,
-                             HostileClientLimits hostile, CaptureSettings capture) {
+                             HostileClientLimits hostile, CaptureSettings capture, WarmUpSettings warmUp) {
 
     static DeviceSettings from(Config c) {
         DecodeLimits limits = decodeLimits(c);
@@ -51,7 +52,8 @@ public record DeviceSettings(boolean imeiLuhnCheck, AdmissionMode admission, Dur
                 HostileClientLimits.from(c, limits),
                 new CaptureSettings(positive(c, "capture.max-duration"), intIn(c, "capture.max-captures", 1, 100_000),
                         positive(c, "capture.retention"),
-                        SettingValues.longIn(c, "capture.max-bytes", 4096, 1L << 30)));
+                        SettingValues.longIn(c, "capture.max-bytes", 4096, 1L << 30)),
+                WarmUpSettings.from(c));
     }
 
     /** {@code auto}: what this JVM's heap holds (ConnectionBudget); a number must fit the same budget. */

@@ -20,6 +20,7 @@ import org.fleetpipe.teltonika.server.tcp.TcpServer;
 import org.fleetpipe.teltonika.server.tls.ReloadingSslContext;
 import org.fleetpipe.teltonika.server.udp.UdpPacketHandler;
 import org.fleetpipe.teltonika.server.udp.UdpServer;
+import org.fleetpipe.teltonika.server.warmup.DevicePathWarmUp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +74,7 @@ public final class DeviceListenersPart implements Part {
                 commands.dispatcher(), admission.admission(), admission.newImeis(), refusals, rates,
                 captures.taps()));
         AcceptRateLimit acceptLimit = acceptLimit(devices, plain.preLoginRoom(), refusals);
+        warmUp(settings);
         String host = settings.listeners().bindAddress();
         tcpAddress = tcp.bind(threads.boss(), threads.workers(), host, settings.listeners().tcpPort(), plain, acceptLimit);
         if (settings.listeners().tls().enabled()) {
@@ -89,6 +91,17 @@ public final class DeviceListenersPart implements Part {
             udpAddress = udp.bind(threads.workers(), host, settings.listeners().udpPort(),
                     devices.decodeLimits().maxFrameBytes(), handler);
         }
+    }
+
+    /** Before the listeners open, so the health port (started after them) says not ready meanwhile. */
+    private static void warmUp(ServerSettings settings) {
+        if (settings.devices().warmUp().packets() <= 0) {
+            return;
+        }
+        DevicePathWarmUp.Result r = new DevicePathWarmUp(settings).run();
+        LOG.info("warm-up: {} packets ({} records) of {} synthetic devices through the device pipeline in {} ms{};"
+                        + " nothing stored or counted (WARM_UP_PACKETS)", r.packets(), r.records(), r.devices(),
+                r.took().toMillis(), r.timedOut() ? ", stopped at WARM_UP_MAX_TIME" : "");
     }
 
     private AcceptRateLimit acceptLimit(DeviceSettings devices, AcceptRateLimit.NetworkRoom preLoginRoom,

@@ -51,10 +51,11 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
     private final RefusalLog refusals;
     private final IngestionMetrics metrics;
     private final CaptureTaps captures;
+    private final boolean logSessions;
 
     LoginHandler(boolean luhnCheck, long readIdleMillis, SessionTable sessions, ConnectionRegistry registry,
                  DeviceCommands commands, Admission admission, NewImeiLimit newImeis, RefusalLog refusals,
-                 IngestionMetrics metrics, CaptureTaps captures) {
+                 IngestionMetrics metrics, CaptureTaps captures, boolean logSessions) {
         this.luhnCheck = luhnCheck;
         this.readIdleMillis = readIdleMillis;
         this.sessions = sessions;
@@ -65,6 +66,7 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
         this.refusals = refusals;
         this.metrics = metrics;
         this.captures = captures;
+        this.logSessions = logSessions;
     }
 
     @Override
@@ -188,8 +190,10 @@ final class LoginHandler extends ChannelInboundHandlerAdapter {
                 new IdleStateHandler(readIdleMillis, 0, 0, TimeUnit.MILLISECONDS));
         metrics.login(true, "ok");
         metrics.registryClaim(previous != null && !previous.isEmpty());
-        LOG.info("device logged in imei={} remote={}{}", session.imeiText(), session.remote(),
-                previous == null ? "" : " (registry named " + previous + " before)");
+        if (logSessions) {
+            LOG.info("device logged in imei={} remote={}{}", session.imeiText(), session.remote(),
+                    previous == null ? "" : " (registry named " + previous + " before)");
+        }
         if (captureUntil != null) {
             // Before the answer, so the capture holds the login and its answer too.
             captures.startAtLogin(channel, session.imeiText(), loginText, captureUntil);

@@ -23,10 +23,21 @@ import org.fleetpipe.teltonika.server.session.SessionTable;
  * @param refusals  rate-limited log of refused logins
  * @param rates     each device's budget of records and bytes per second
  * @param captures  the support captures: which devices' frames go to their capture stream
+ * @param logSessions whether logins and disconnects are logged: not for the warm-up's synthetic devices
  */
 public record PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
                                FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry,
                                PendingCalls inFlight, DeviceCommands commands, Admission admission,
                                NewImeiLimit newImeis, RefusalLog refusals, DeviceRateLimits rates,
-                               CaptureTaps captures) {
+                               CaptureTaps captures, boolean logSessions) {
+
+    /** The services of the real device listeners: every session logged. */
+    public PipelineServices(ServerSettings settings, IngestionMetrics metrics, TelemetryWriter telemetry,
+                            FrameDeadLetters deadLetters, SessionTable sessions, ConnectionRegistry registry,
+                            PendingCalls inFlight, DeviceCommands commands, Admission admission,
+                            NewImeiLimit newImeis, RefusalLog refusals, DeviceRateLimits rates,
+                            CaptureTaps captures) {
+        this(settings, metrics, telemetry, deadLetters, sessions, registry, inFlight, commands, admission, newImeis,
+                refusals, rates, captures, true);
+    }
 }

@@ -24,9 +24,11 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
     private final ConnectionRegistry registry;
     private final DeviceCommands commands;
     private final IngestionMetrics metrics;
+    private final boolean logSessions;
 
     SessionEventsHandler(SessionTable sessions, ConnectionRegistry registry, DeviceCommands commands,
-                         IngestionMetrics metrics) {
+                         IngestionMetrics metrics, boolean logSessions) {
+        this.logSessions = logSessions;
         this.sessions = sessions;
         this.registry = registry;
         this.commands = commands;
@@ -85,7 +87,7 @@ final class SessionEventsHandler extends ChannelInboundHandlerAdapter {
                 }
             });
         }
-        if (session.isLoggedIn()) {
+        if (session.isLoggedIn() && logSessions) {
             LOG.info("device disconnected imei={} remote={} reason={}", session.imeiText(), session.remote(),
                     session.closeReason().label());
         }

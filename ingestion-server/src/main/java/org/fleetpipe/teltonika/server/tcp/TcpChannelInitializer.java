@@ -85,7 +85,8 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.SEQUENCER, new FrameSequencer(s.devices().maxQueuedFrames(), services.metrics()));
         p.addLast(HandlerNames.LOGIN, new LoginHandler(s.devices().imeiLuhnCheck(), s.devices().readIdleTimeout().toMillis(),
                 services.sessions(), services.registry(), services.commands(), services.admission(),
-                services.newImeis(), services.refusals(), services.metrics(), services.captures()));
+                services.newImeis(), services.refusals(), services.metrics(), services.captures(),
+                services.logSessions()));
         if (services.rates().enabled()) {
             p.addLast(HandlerNames.DEVICE_RATE, new DeviceRateGate(services.rates(), services.metrics(),
                     services.refusals()));
@@ -95,6 +96,6 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(HandlerNames.COMMANDS, new CommandFrameHandler(commandDecoder, rejector, services.commands(),
                 services.metrics(), services.refusals()));
         p.addLast(HandlerNames.EVENTS, new SessionEventsHandler(services.sessions(), services.registry(),
-                services.commands(), services.metrics()));
+                services.commands(), services.metrics(), services.logSessions()));
     }
 }
