@@ -93,7 +93,7 @@ bench_xadd_limit
 
 # The server's own path: one EVALSHA of append-packets.lua per packet of $records records, with
 # deduplication off and on (fresh random identities: __rand_int__ is redis-benchmark's placeholder).
-# Layout as RedisTelemetryWriter sends it (the server may put several packets in one call; here one):
+# Layout as the writer sends it (ingest.ScriptCalls; it may put several packets in one call, here one):
 # device, codec, receive time and instance once per packet.
 script=$(cat ingestion-server/src/main/resources/ingest/append-packets.lua)
 names=() pattern='' packet_values=() record_values=()
@@ -107,7 +107,7 @@ done
 sha=$(redis-cli -h "$host" -p "$redis_port" SCRIPT LOAD "$script")
 eval_n=$((1000000 / records))
 dedup_keys=(dedup:recent:352093081452251 dedup:previous:352093081452251)
-# Flags per packet (RedisTelemetryWriter): 1 = read the dedup sets first (the first packets after a
+# Flags per packet (ingest.ScriptCalls): 1 = read the dedup sets first (the first packets after a
 # login, a repeat of the last packet, UDP), 2 = refresh device:info (at most every 10 s a connection).
 for case in "0 2 dedup off" "3600000 3 dedup on, checked" "3600000 0 dedup on, steady"; do
   read -r window flags label <<< "$case"

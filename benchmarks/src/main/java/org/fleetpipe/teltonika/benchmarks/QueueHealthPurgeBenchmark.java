@@ -104,8 +104,9 @@ public final class QueueHealthPurgeBenchmark {
 
         try (PeriodicJobs jobs = new PeriodicJobs("bench", 1)) {
             IngestionMetrics metrics = new IngestionMetrics(new SimpleMeterRegistry());
-            QueueHealthMonitor health = new QueueHealthMonitor(async, keys, ops, commandSettings.replyTimeout(),
-                    () -> LIVE.get(0), TIMEOUT, new SimpleMeterRegistry(), stream(settings), jobs);
+            QueueHealthMonitor health = new QueueHealthMonitor(async, keys, settings.queueHealth(),
+                    commandSettings.replyTimeout(), () -> LIVE.get(0), TIMEOUT, new SimpleMeterRegistry(),
+                    stream(settings), jobs);
             Purger purger = new Purger(async, keys, ops, new CommandExpiry(async, keys, commandSettings, metrics,
                     TIMEOUT), metrics, TIMEOUT, jobs);
             // Loads the scripts and warms the JIT; not counted.
@@ -126,7 +127,7 @@ public final class QueueHealthPurgeBenchmark {
             summary("purge dry-run", dry);
             summary("purge live (after the first)", live.subList(1, live.size()));
             System.out.printf("settings: QUEUE_HEALTH_INTERVAL=%s PURGE_INTERVAL=%s PURGE_ORPHAN_SCAN_PER_PASS=%d%n",
-                    ops.healthInterval(), ops.purgeInterval(), ops.orphanScanPerPass());
+                    settings.queueHealth().interval(), ops.purgeInterval(), ops.orphanScanPerPass());
         }
     }
 

@@ -50,7 +50,7 @@ public record HttpSettings(int port, String bindAddress, int maxConnections, int
                 healthMaxConnections, healthMaxConnectionsPerAddress, apiToken, readToken, answerBytesMax);
     }
 
-    static HttpSettings from(Config c, String deviceBindAddress) {
+    static HttpSettings from(Config c) {
         int httpPort = SettingValues.port(c, "http-port");
         int healthPort = SettingValues.port(c, "health-port");
         if (healthPort != 0 && healthPort == httpPort) {
@@ -71,8 +71,10 @@ public record HttpSettings(int port, String bindAddress, int maxConnections, int
         if (!readToken.isEmpty() && readToken.equals(token)) {
             throw refuse(c, "api-token-read", "must differ from the operator token (API_TOKEN)");
         }
-        return new HttpSettings(httpPort, string(c, "http.bind-address").trim().isEmpty() ? deviceBindAddress
-                : ListenerSettings.bindAddress(c, "http.bind-address"),
+        // Unset, the HTTP listeners bind where the devices' do.
+        String bindAddress = ListenerSettings.bindAddress(c,
+                string(c, "http.bind-address").trim().isEmpty() ? "bind-address" : "http.bind-address");
+        return new HttpSettings(httpPort, bindAddress,
                 intIn(c, "http.max-connections", 1, 100_000),
                 intIn(c, "http.max-connections-per-address", 0, 100_000),
                 positive(c, "http.request-timeout"),

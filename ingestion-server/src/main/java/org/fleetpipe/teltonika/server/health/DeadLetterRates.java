@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.redis.Blocking;
-import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
 /**
  * A dead-letter sorted set (score = when the entry was added), judged by the entries added within
@@ -26,12 +25,12 @@ final class DeadLetterRates {
             Duration.ofDays(7));
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final OpsSettings settings;
+    private final QueueHealthSettings settings;
     private final QueueStatusRules rules;
     private final Duration timeout;
 
-    DeadLetterRates(RedisClusterAsyncCommands<String, String> redis, OpsSettings settings, QueueStatusRules rules,
-                    Duration timeout) {
+    DeadLetterRates(RedisClusterAsyncCommands<String, String> redis, QueueHealthSettings settings,
+                    QueueStatusRules rules, Duration timeout) {
         this.redis = redis;
         this.settings = settings;
         this.rules = rules;

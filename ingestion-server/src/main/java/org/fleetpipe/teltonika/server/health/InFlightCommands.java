@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
 /**
  * The commands in flight on every instance ({@code commands:inflight:{instance}}): all counted
@@ -37,7 +36,7 @@ final class InFlightCommands {
     private long previousAt;
 
     /** {@code replyTimeout}: commands.reply-timeout; with the margin, how long a command may be in flight. */
-    InFlightCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
+    InFlightCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, QueueHealthSettings settings,
                      QueueStatusRules rules, Duration replyTimeout, Duration timeout) {
         this.redis = redis;
         this.keys = keys;

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.server.ops.OpsSettings;
 
 /**
  * The queued commands of the devices that have waited longest (at most {@link #MAX_DEVICES}), read
@@ -33,13 +32,13 @@ final class PendingCommands {
 
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
-    private final OpsSettings settings;
+    private final QueueHealthSettings settings;
     private final QueueStatusRules rules;
     private final Duration timeout;
     private Map<String, Departures.Queue> previous;
     private long previousAt;
 
-    PendingCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
+    PendingCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, QueueHealthSettings settings,
                     QueueStatusRules rules, Duration timeout) {
         this.redis = redis;
         this.keys = keys;

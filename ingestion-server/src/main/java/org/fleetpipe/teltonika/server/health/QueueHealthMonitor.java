@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
-import org.fleetpipe.teltonika.server.ops.OpsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +40,7 @@ public final class QueueHealthMonitor implements AutoCloseable {
     }
 
     private final RedisKeys keys;
-    private final OpsSettings settings;
+    private final QueueHealthSettings settings;
     private final StreamHealth stream;
     private final PeriodicJobs jobs;
     private final PendingCommands pending;
@@ -58,9 +57,9 @@ public final class QueueHealthMonitor implements AutoCloseable {
      * ticker. {@code replyTimeout} is commands.reply-timeout; {@code instance} names the writer of
      * {@code health:queues}.
      */
-    public QueueHealthMonitor(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, OpsSettings settings,
-                              Duration replyTimeout, Supplier<String> instance, Duration timeout, MeterRegistry meters,
-                              StreamHealth stream, PeriodicJobs jobs) {
+    public QueueHealthMonitor(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys,
+                              QueueHealthSettings settings, Duration replyTimeout, Supplier<String> instance,
+                              Duration timeout, MeterRegistry meters, StreamHealth stream, PeriodicJobs jobs) {
         this.keys = keys;
         this.settings = settings;
         this.stream = stream;
@@ -70,12 +69,12 @@ public final class QueueHealthMonitor implements AutoCloseable {
         this.inFlight = new InFlightCommands(redis, keys, settings, rules, replyTimeout, timeout);
         this.deadLetters = new DeadLetterRates(redis, settings, rules, timeout);
         this.orphans = new OrphanWalk(redis, keys, timeout);
-        this.publisher = new HealthPublisher(redis, keys, settings.healthInterval(), instance, timeout);
+        this.publisher = new HealthPublisher(redis, keys, settings.interval(), instance, timeout);
         QueueHealthGauges.register(meters, QUEUES, this::last);
     }
 
     public void start() {
-        job = jobs.start("queue-health", Duration.ZERO, settings.healthInterval(), this::tick);
+        job = jobs.start("queue-health", Duration.ZERO, settings.interval(), this::tick);
     }
 
     /** The queues the ticker computed last, with the telemetry stream as of now. */

@@ -1,7 +1,5 @@
 package org.fleetpipe.teltonika.server.health;
 
-import org.fleetpipe.teltonika.server.ops.OpsSettings;
-
 /**
  * The thresholds of the command and dead-letter queues: command queues by their stuck and due
  * commands, dead letters by how many arrived within the window (never by the sets' size, which a
@@ -13,9 +11,9 @@ public final class QueueStatusRules {
     public record Verdict(HealthStatus status, String reason) {
     }
 
-    private final OpsSettings settings;
+    private final QueueHealthSettings settings;
 
-    public QueueStatusRules(OpsSettings settings) {
+    public QueueStatusRules(QueueHealthSettings settings) {
         this.settings = settings;
     }
 

@@ -38,7 +38,7 @@ public final class OpsPart implements Part {
         ServerSettings settings = shared.settings();
         RedisKeys keys = redis.keys();
         RedisClusterAsyncCommands<String, String> async = redis.async();
-        queueHealth = new QueueHealthMonitor(async, keys, settings.ops(), settings.commands().replyTimeout(),
+        queueHealth = new QueueHealthMonitor(async, keys, settings.queueHealth(), settings.commands().replyTimeout(),
                 instance.identity()::id, settings.redis().commandTimeout(), shared.registry(), telemetry.health(),
                 threads.jobs());
         purger = new Purger(async, keys, settings.ops(), commands.expiry(), shared.metrics(),
@@ -47,7 +47,7 @@ public final class OpsPart implements Part {
         janitor = new JanitorTicker(new RegistryJanitor(async, keys, settings.janitor(), janitorMetrics,
                 settings.redis().commandTimeout(), commands.deadInstanceCommands()), settings.janitor(),
                 janitorMetrics, threads.jobs());
-        if (settings.ops().queueHealthEnabled()) {
+        if (settings.queueHealth().enabled()) {
             queueHealth.start();
         }
         purger.start();

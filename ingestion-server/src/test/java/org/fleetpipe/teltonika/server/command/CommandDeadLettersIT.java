@@ -116,9 +116,7 @@ class CommandDeadLettersIT {
     }
 
     private static OpsSettings ops() {
-        return new OpsSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 1000, 10000, 100, 1000, 50, 10,
-                Duration.ofSeconds(30), Duration.ofMinutes(15), DLQ_TTL, Duration.ofMinutes(5), 10000, true, true,
-                PurgeMode.LIVE);
+        return new OpsSettings(true, DLQ_TTL, PurgeMode.LIVE, Duration.ofMinutes(5), 10000);
     }
 
     /** Dead letters of one failure per millisecond, so "oldest" is decided by the score alone. */

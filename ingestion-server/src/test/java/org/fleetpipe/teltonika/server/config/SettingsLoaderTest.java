@@ -122,20 +122,21 @@ class SettingsLoaderTest {
     }
 
     @Test
-    void load_whenQueueHealthLevelsSet_thenTheyLandInOpsSettings_andADegradedLevelAboveItsUnhealthyIsCapped() {
-        var ops = SettingsLoader.loadWithEnvironment(Map.of("QUEUE_DEGRADED_STUCK", "3", "QUEUE_UNHEALTHY_STUCK", "7",
-                "QUEUE_DEAD_LETTER_WINDOW", "5m", "QUEUE_IN_FLIGHT_MARGIN", "0s",
-                "QUEUE_DEAD_LETTERS_DEGRADED_SIZE", "20", "QUEUE_DEAD_LETTERS_UNHEALTHY_SIZE", "40"), Map.of()).ops();
+    void load_whenQueueHealthLevelsSet_thenTheyLandInTheHealthSection_andADegradedLevelAboveItsUnhealthyIsCapped() {
+        var health = SettingsLoader.loadWithEnvironment(Map.of("QUEUE_DEGRADED_STUCK", "3",
+                "QUEUE_UNHEALTHY_STUCK", "7", "QUEUE_DEAD_LETTER_WINDOW", "5m", "QUEUE_IN_FLIGHT_MARGIN", "0s",
+                "QUEUE_DEAD_LETTERS_DEGRADED_SIZE", "20", "QUEUE_DEAD_LETTERS_UNHEALTHY_SIZE", "40"), Map.of())
+                .queueHealth();
 
-        assertThat(ops.degradedStuck()).isEqualTo(3);
-        assertThat(ops.unhealthyStuck()).isEqualTo(7);
-        assertThat(ops.deadLetterWindow()).isEqualTo(Duration.ofMinutes(5));
-        assertThat(ops.inFlightMargin()).isZero();
-        assertThat(ops.deadLettersDegraded()).isEqualTo(20);
-        assertThat(ops.deadLettersUnhealthy()).isEqualTo(40);
+        assertThat(health.degradedStuck()).isEqualTo(3);
+        assertThat(health.unhealthyStuck()).isEqualTo(7);
+        assertThat(health.deadLetterWindow()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(health.inFlightMargin()).isZero();
+        assertThat(health.deadLettersDegraded()).isEqualTo(20);
+        assertThat(health.deadLettersUnhealthy()).isEqualTo(40);
         // An older deployment's lower unhealthy level still starts: the degraded level is capped at it.
         var older = SettingsLoader.loadWithEnvironment(Map.of("QUEUE_UNHEALTHY_STUCK", "5",
-                "QUEUE_DEAD_LETTERS_UNHEALTHY_SIZE", "50"), Map.of()).ops();
+                "QUEUE_DEAD_LETTERS_UNHEALTHY_SIZE", "50"), Map.of()).queueHealth();
         assertThat(older.degradedStuck()).isEqualTo(5);
         assertThat(older.deadLettersDegraded()).isEqualTo(50);
     }
@@ -175,7 +176,7 @@ class SettingsLoaderTest {
         ServerSettings s = SettingsLoader.loadWithEnvironment(Map.of(), Map.of());
 
         assertThat(s.ops().deadLettersEnabled()).isTrue();
-        assertThat(s.ops().queueHealthEnabled()).isTrue();
+        assertThat(s.queueHealth().enabled()).isTrue();
         assertThat(s.ops().purgeMode()).isEqualTo(PurgeMode.DRY_RUN);
     }
 
@@ -187,7 +188,7 @@ class SettingsLoaderTest {
 
         assertThat(s.ops().purgeMode()).isEqualTo(expected);
         assertThat(s.ops().deadLettersEnabled()).isFalse();
-        assertThat(s.ops().queueHealthEnabled()).isFalse();
+        assertThat(s.queueHealth().enabled()).isFalse();
     }
 
     @Test

@@ -1,8 +1,6 @@
 package org.fleetpipe.teltonika.server.health;
 
 import java.time.Duration;
-import org.fleetpipe.teltonika.server.ops.OpsSettings;
-import org.fleetpipe.teltonika.server.ops.PurgeMode;
 
 /** Queue-health settings at reference.conf's defaults (SettingsLoaderTest pins those), with a few to vary. */
 final class HealthSettings {
@@ -10,12 +8,12 @@ final class HealthSettings {
     private HealthSettings() {
     }
 
-    static OpsSettings defaults() {
+    static QueueHealthSettings defaults() {
         return with(Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofSeconds(30), Duration.ofMinutes(15));
     }
 
-    static OpsSettings with(Duration interval, Duration stuckAfter, Duration inFlightMargin, Duration window) {
-        return new OpsSettings(interval, stuckAfter, 1000, 10_000, 100, 1000, 50, 10, inFlightMargin, window,
-                Duration.ofDays(7), Duration.ofMinutes(5), 10_000, true, true, PurgeMode.DRY_RUN);
+    static QueueHealthSettings with(Duration interval, Duration stuckAfter, Duration inFlightMargin, Duration window) {
+        return new QueueHealthSettings(true, interval, stuckAfter, inFlightMargin, 1000, 10_000, 10, 50, window, 100,
+                1000);
     }
 }

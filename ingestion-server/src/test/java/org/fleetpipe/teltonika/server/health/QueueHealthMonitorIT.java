@@ -20,7 +20,6 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.TakenCommand;
-import org.fleetpipe.teltonika.server.ops.OpsSettings;
 import org.fleetpipe.teltonika.server.stream.RetentionMode;
 import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 import org.fleetpipe.teltonika.server.stream.StreamSnapshot;
@@ -74,7 +73,7 @@ class QueueHealthMonitorIT {
         connection.close();
     }
 
-    private QueueHealthMonitor monitor(String instance, OpsSettings settings) {
+    private QueueHealthMonitor monitor(String instance, QueueHealthSettings settings) {
         meters = new SimpleMeterRegistry();
         StreamHealth stream = new StreamHealth(() -> StreamSnapshot.NONE, System::currentTimeMillis, STREAM,
                 new TelemetryBackpressure(new FakeTelemetryWriter(), STREAM, 10));
@@ -246,7 +245,7 @@ class QueueHealthMonitorIT {
     @Test
     void healthQueuesHash_isWrittenOncePerPeriod_byOneOfTwoMonitors() throws Exception {
         Duration period = Duration.ofMillis(500);
-        OpsSettings settings = HealthSettings.with(period, Duration.ofMinutes(5), Duration.ofSeconds(30),
+        QueueHealthSettings settings = HealthSettings.with(period, Duration.ofMinutes(5), Duration.ofSeconds(30),
                 Duration.ofMinutes(15));
         QueueHealthMonitor a = monitor(HERE, settings);
         QueueHealthMonitor b = monitor(OTHER, settings);

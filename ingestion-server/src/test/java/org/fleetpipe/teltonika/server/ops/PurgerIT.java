@@ -58,8 +58,7 @@ class PurgerIT {
     }
 
     private Purger purger(PurgeMode mode) {
-        OpsSettings settings = new OpsSettings(Duration.ofSeconds(10), Duration.ofMinutes(5), 1000, 10000, 100, 5000,
-                100, 10, Duration.ofSeconds(30), Duration.ofMinutes(15), Duration.ofDays(7), INTERVAL, 10000, true, true, mode);
+        OpsSettings settings = new OpsSettings(true, Duration.ofDays(7), mode, INTERVAL, 10000);
         purger = new Purger(connection.async(), keys, settings,
                 new CommandExpiry(connection.async(), keys, COMMANDS, metrics, TIMEOUT), metrics, TIMEOUT, jobs);
         return purger;

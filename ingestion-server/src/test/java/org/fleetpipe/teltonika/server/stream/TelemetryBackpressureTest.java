@@ -15,6 +15,7 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlScratch;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
+import org.fleetpipe.teltonika.server.ingest.HeldWrite;
 import org.fleetpipe.teltonika.server.ingest.StreamFull;
 import org.fleetpipe.teltonika.server.testing.FakeTelemetryWriter;
 import org.fleetpipe.teltonika.server.testing.TestImeis;
@@ -160,7 +161,7 @@ class TelemetryBackpressureTest {
         gate.update(stream(100, true));
         CompletableFuture<Integer> held = gate.write(IMEI, packet, 1).toCompletableFuture();
 
-        ((TelemetryBackpressure.Held) held).abandon();
+        ((HeldWrite) held).abandon();
         gate.update(stream(0, true));
 
         assertThat(held).isCompletedExceptionally();
