@@ -63,6 +63,10 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
         NetworkRoom UNBOUNDED = network -> Integer.MAX_VALUE;
 
         int room(InetAddress network);
+
+        /** One connection of {@code network} handed on: it takes a place before it arrives there. */
+        default void handedOn(InetAddress network) {
+        }
     }
 
     private final int perSlice;
@@ -136,10 +140,11 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
         long now = ctx.executor().ticker().nanoTime();
         if (!waiting.has(network) && roomInAll(now) && perNetwork.tryAcquire(network)) {
             handedOn++;
+            networkRoom.handedOn(network);
             ctx.fireChannelRead(connection);
             return;
         }
-        WaitingAccepts.Waiting entry = new WaitingAccepts.Waiting(ctx, connection);
+        WaitingAccepts.Waiting entry = new WaitingAccepts.Waiting(ctx, connection, network);
         switch (waiting.offer(network, entry)) {
             case REFUSED -> {
                 refuse(connection, "network-share");
@@ -216,6 +221,7 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
     private void handOn(WaitingAccepts.Waiting w) {
         handedOn++;
         if (w.listener().channel().isActive()) {
+            networkRoom.handedOn(w.network());
             w.listener().fireChannelRead(w.connection());
         } else {
             w.connection().unsafe().closeForcibly();

@@ -33,11 +33,19 @@ final class PreLoginCounts {
         }
     }
 
+    private static final long IN_TRANSIT_NANOS = 1_000_000_000L;
+
     private final int max;
     private final int maxPerNetwork;
     /** Oldest first (identity: a Place does not override equals). */
     private final Set<Place> pool = new LinkedHashSet<>();
     private final Map<InetAddress, Integer> perNetwork = new HashMap<>();
+    /**
+     * Per network, connections the accept pace handed on that have not entered yet (registration is
+     * an event loop's next task), and when the last was handed on: one that never enters (closed by
+     * the connection cap first) stops counting a second after, when the network's count is dropped.
+     */
+    private final Map<InetAddress, long[]> incoming = new HashMap<>();
     private volatile int count;
 
     /** {@code maxPerNetwork} 0 = no per-network cap. */
@@ -64,6 +72,7 @@ final class PreLoginCounts {
                 oldest.remove();
                 release(evicted);
             }
+            arrived(place.network);
             place.held = true;
             pool.add(place);
             if (place.network != null) {
@@ -86,12 +95,41 @@ final class PreLoginCounts {
         }
     }
 
-    /** Connections of {@code network} (a {@link NetworkKey}) that may enter now before its cap closes them. */
-    synchronized int roomFor(InetAddress network) {
+    /**
+     * Connections of {@code network} (a {@link NetworkKey}) that may be handed on now before its cap
+     * closes them: the cap less those in, and less those handed on and not entered yet.
+     */
+    synchronized int roomFor(InetAddress network, long nowNanos) {
         if (maxPerNetwork <= 0) {
             return Integer.MAX_VALUE;
         }
-        return Math.max(0, maxPerNetwork - perNetwork.getOrDefault(network, 0));
+        long inTransit = 0;
+        long[] handed = incoming.get(network);
+        if (handed != null) {
+            if (nowNanos - handed[1] > IN_TRANSIT_NANOS) {
+                incoming.remove(network);
+            } else {
+                inTransit = handed[0];
+            }
+        }
+        return (int) Math.max(0, maxPerNetwork - perNetwork.getOrDefault(network, 0) - inTransit);
+    }
+
+    /** The accept pace handed on a connection of {@code network}: it counts from now until it enters. */
+    synchronized void handedOn(InetAddress network, long nowNanos) {
+        if (maxPerNetwork > 0) {
+            long[] handed = incoming.computeIfAbsent(network, n -> new long[2]);
+            handed[0]++;
+            handed[1] = nowNanos;
+        }
+    }
+
+    /** Guarded by the counts: a connection of {@code network} entered, one fewer on its way. */
+    private void arrived(InetAddress network) {
+        long[] handed = network == null ? null : incoming.get(network);
+        if (handed != null && --handed[0] <= 0) {
+            incoming.remove(network);
+        }
     }
 
     private void release(Place place) {

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import java.net.InetAddress;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.DecodeLimits;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketDecoder;
@@ -67,7 +68,17 @@ public final class TcpChannelInitializer extends ChannelInitializer<Channel> {
 
     /** How many more connections of a network its pre-login cap takes now, for the accept pace. */
     public AcceptRateLimit.NetworkRoom preLoginRoom() {
-        return preLogin::roomFor;
+        return new AcceptRateLimit.NetworkRoom() {
+            @Override
+            public int room(InetAddress network) {
+                return preLogin.roomFor(network, System.nanoTime());
+            }
+
+            @Override
+            public void handedOn(InetAddress network) {
+                preLogin.handedOn(network, System.nanoTime());
+            }
+        };
     }
 
     @Override

@@ -17,8 +17,8 @@ import java.util.function.Predicate;
  */
 final class WaitingAccepts {
 
-    /** A connection accepted by {@code listener}, not registered yet. */
-    record Waiting(ChannelHandlerContext listener, Channel connection) {
+    /** A connection accepted by {@code listener} from {@code network}, not registered yet. */
+    record Waiting(ChannelHandlerContext listener, Channel connection, InetAddress network) {
     }
 
     /** What became of a connection offered to wait. */

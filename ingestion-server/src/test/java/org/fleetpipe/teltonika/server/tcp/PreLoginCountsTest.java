@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.fleetpipe.teltonika.server.limits.NetworkKey;
 import org.junit.jupiter.api.Test;
 
 /** The caps on connections that have not logged in yet, and the eviction of the oldest when the pool is full. */
@@ -36,6 +37,23 @@ class PreLoginCountsTest {
         counts.left(first);
         assertThat(counts.entered(place("10.0.0.9", "later"))).as("a place freed").isNull();
         assertThat(evicted).isEmpty();
+    }
+
+    @Test
+    void roomFor_countsConnectionsHandedOnAndNotEnteredYet_forASecondAtMost() throws Exception {
+        PreLoginCounts counts = new PreLoginCounts(100, 10);
+        InetAddress network = NetworkKey.of(InetAddress.getByName("10.0.0.1"));
+        long now = 5_000_000_000L;
+        counts.handedOn(network, now);
+        counts.handedOn(network, now);
+        counts.handedOn(network, now);
+        assertThat(counts.roomFor(network, now)).as("three on their way").isEqualTo(7);
+
+        assertThat(counts.entered(place("10.0.0.7", "arrived"))).isNull();
+        assertThat(counts.roomFor(network, now)).as("one arrived: one in, two on their way").isEqualTo(7);
+        assertThat(counts.roomFor(network, now + 1_000_000_001L))
+                .as("two that never arrived (closed before the gate) stop counting after a second").isEqualTo(9);
+        assertThat(counts.roomFor(NetworkKey.of(InetAddress.getByName("10.0.1.1")), now)).isEqualTo(10);
     }
 
     @Test
