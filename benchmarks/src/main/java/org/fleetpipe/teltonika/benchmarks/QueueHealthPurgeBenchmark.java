@@ -24,12 +24,14 @@ import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.command.CommandExpiry;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.config.SettingsLoader;
 import org.fleetpipe.teltonika.server.health.QueueHealthMonitor;
 import org.fleetpipe.teltonika.server.health.StreamHealth;
+import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.server.ops.OpsSettings;
 import org.fleetpipe.teltonika.server.ops.PurgeReport;
@@ -58,6 +60,7 @@ public final class QueueHealthPurgeBenchmark {
 
     private final RedisCommands<String, String> stats;
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private String slowestCommand = "";
 
     private QueueHealthPurgeBenchmark(RedisCommands<String, String> stats) {
@@ -184,13 +187,14 @@ public final class QueueHealthPurgeBenchmark {
         }
         awaitAll(calls);
         for (int i = 0; i < ORPHANS; i++) {
-            calls.add(redis.hset(keys.command("bench-orphan-" + i), Map.of("id", "bench-orphan-" + i, "imei", imei(i),
+            calls.add(redis.hset(commandKeys.command("bench-orphan-" + i), Map.of("id", "bench-orphan-" + i, "imei",
+                    imei(i),
                     "codec", "12", "command", "getinfo", "status", "queued", "history", "[]",
                     "expires_at", Long.toString(now + 3_600_000))));
         }
         long letters = 0;
         int kept = Math.min(settings.deadLetterMaxEntries(), 10_000);
-        for (String set : List.of(keys.frameDeadLetters(), keys.commandDeadLetters())) {
+        for (String set : List.of(RedisFrameDeadLetters.key(keys), commandKeys.commandDeadLetters())) {
             List<ScoredValue<String>> page = new ArrayList<>();
             for (int i = 0; i < kept; i++) {
                 long at = i < kept * 3 / 10 ? now - ttl.toMillis() - 60_000 - i : now - i;

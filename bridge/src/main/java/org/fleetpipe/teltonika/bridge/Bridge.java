@@ -14,7 +14,7 @@ import org.fleetpipe.teltonika.bridge.delivery.HeldPartitions;
 import org.fleetpipe.teltonika.bridge.delivery.LeaseKeeper;
 import org.fleetpipe.teltonika.bridge.delivery.RecordMaker;
 import org.fleetpipe.teltonika.bridge.delivery.StreamPump;
-import org.fleetpipe.teltonika.bridge.devices.DeviceModels;
+import org.fleetpipe.teltonika.bridge.devices.RedisModelLookup;
 import org.fleetpipe.teltonika.bridge.ops.BridgeHttpServer;
 import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
@@ -28,6 +28,7 @@ import org.fleetpipe.teltonika.bridge.stream.LeaseScripts;
 import org.fleetpipe.teltonika.bridge.stream.PartitionLeases;
 import org.fleetpipe.teltonika.bridge.stream.SinkBinding;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
+import org.fleetpipe.teltonika.payload.DeviceModelCache;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 import org.fleetpipe.teltonika.redis.LuaScript;
@@ -97,7 +98,7 @@ public final class Bridge implements AutoCloseable {
                 settings.consumer(), settings.leaseTtl());
         leaseKeeper = new LeaseKeeper(leases, partitions, keys.layout(), settings.consumer(), metrics);
         RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.load()),
-                new DeviceModels(redis.sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
+                new DeviceModelCache(new RedisModelLookup(redis.sync(), keys.deviceModels())));
         lanes = new DeviceLanes(settings.lanes(), settings.batch(), sink, maker, acks,
                 new BridgeDeadLetters(redis.async(), COMMAND_TIMEOUT, keys, settings.deadLetterMax()), backoff, held,
                 metrics, partitions::deliverable);

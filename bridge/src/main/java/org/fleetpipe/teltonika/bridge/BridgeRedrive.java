@@ -5,10 +5,11 @@ import java.time.Duration;
 import org.fleetpipe.teltonika.bridge.delivery.Backoff;
 import org.fleetpipe.teltonika.bridge.delivery.DeadLetterRedrive;
 import org.fleetpipe.teltonika.bridge.delivery.RecordMaker;
-import org.fleetpipe.teltonika.bridge.devices.DeviceModels;
+import org.fleetpipe.teltonika.bridge.devices.RedisModelLookup;
 import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
+import org.fleetpipe.teltonika.payload.DeviceModelCache;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 import org.fleetpipe.teltonika.redis.RedisConnector;
@@ -26,7 +27,7 @@ final class BridgeRedrive {
             StreamKeys keys = StreamKeys.read(redis.sync(), settings.namespace(), settings.group(),
                     settings.partitions());
             RecordMaker maker = new RecordMaker(new RecordPayload(IoDictionary.load()),
-                    new DeviceModels(redis.sync(), keys.deviceModels(), 60_000, System::currentTimeMillis));
+                    new DeviceModelCache(new RedisModelLookup(redis.sync(), keys.deviceModels())));
             BridgeMetrics metrics = new BridgeMetrics(new SimpleMeterRegistry(), sink.name(), settings.group(), () -> 0);
             return new DeadLetterRedrive(redis.sync(), keys, sink, maker,
                     new Backoff(Duration.ofMillis(100), settings.maxBackoff()), metrics, settings.batch()).run();

@@ -1,5 +1,23 @@
 package org.fleetpipe.teltonika.payload;
 
+import static org.fleetpipe.teltonika.payload.EntryField.ALT;
+import static org.fleetpipe.teltonika.payload.EntryField.ANGLE;
+import static org.fleetpipe.teltonika.payload.EntryField.CODEC;
+import static org.fleetpipe.teltonika.payload.EntryField.EVENT;
+import static org.fleetpipe.teltonika.payload.EntryField.GEN;
+import static org.fleetpipe.teltonika.payload.EntryField.IMEI;
+import static org.fleetpipe.teltonika.payload.EntryField.INSTANCE;
+import static org.fleetpipe.teltonika.payload.EntryField.IO;
+import static org.fleetpipe.teltonika.payload.EntryField.LAT;
+import static org.fleetpipe.teltonika.payload.EntryField.LON;
+import static org.fleetpipe.teltonika.payload.EntryField.PRIORITY;
+import static org.fleetpipe.teltonika.payload.EntryField.RX;
+import static org.fleetpipe.teltonika.payload.EntryField.SAT;
+import static org.fleetpipe.teltonika.payload.EntryField.SCHEMA;
+import static org.fleetpipe.teltonika.payload.EntryField.SPEED;
+import static org.fleetpipe.teltonika.payload.EntryField.TS;
+import static org.fleetpipe.teltonika.payload.EntryField.VALID;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -16,29 +34,9 @@ import java.util.Map;
  */
 public final class RecordPayload {
 
-    /** The fields a record has; the integers from TS to GEN are written in this order. */
-    private static final String[] NAMES = {
-        "schema", "imei", "codec", "ts", "rx", "priority", "alt", "angle", "sat", "speed", "event", "gen",
-        "lat", "lon", "valid", "instance", "io"
-    };
-    private static final int SCHEMA = 0;
-    private static final int IMEI = 1;
-    private static final int CODEC = 2;
-    private static final int TS = 3;
-    private static final int RX = 4;
-    private static final int PRIORITY = 5;
-    private static final int ALT = 6;
-    private static final int ANGLE = 7;
-    private static final int SAT = 8;
-    private static final int SPEED = 9;
-    private static final int EVENT = 10;
-    private static final int GEN = 11;
-    private static final int LAT = 12;
-    private static final int LON = 13;
-    private static final int VALID = 14;
-    private static final int INSTANCE = 15;
-    private static final int IO = 16;
-    private static final int FIELD_COUNT = 17;
+    private static final int FIELD_COUNT = EntryField.values().length;
+    /** The integer fields, in the payload's order (TELEMETRY.md, "The bridge payload"); gen only when present. */
+    private static final EntryField[] INTEGERS = {TS, RX, PRIORITY, ALT, ANGLE, SAT, SPEED, EVENT, GEN};
     /** The stream's io object is small; a bigger one is not a record this server wrote. */
     private static final int MAX_IO_CHARS = 64 * 1024;
 
@@ -73,10 +71,10 @@ public final class RecordPayload {
         // One pass over the entry instead of a lookup per field: the maps are fresh from the
         // Redis reply, and hashing into each of them cost more than writing the JSON.
         String[] values = new String[FIELD_COUNT];
-        for (Map.Entry<String, String> field : fields.entrySet()) {
-            int slot = slot(field.getKey());
-            if (slot >= 0) {
-                values[slot] = field.getValue();
+        for (Map.Entry<String, String> entry : fields.entrySet()) {
+            EntryField field = EntryField.of(entry.getKey());
+            if (field != null) {
+                values[field.ordinal()] = entry.getValue();
             }
         }
         String schema = required(values, SCHEMA);
@@ -89,63 +87,40 @@ public final class RecordPayload {
         }
         json.writeStartObject();
         json.writeStringField("id", entryId);
-        json.writeFieldName("schema");
+        json.writeFieldName(SCHEMA.key());
         json.writeNumber(schema.charAt(0) - '0');
-        json.writeStringField("imei", imei);
-        json.writeStringField("codec", required(values, CODEC));
-        for (int slot = TS; slot <= GEN; slot++) {
-            String value = values[slot];
+        json.writeStringField(IMEI.key(), imei);
+        json.writeStringField(CODEC.key(), required(values, CODEC));
+        for (EntryField field : INTEGERS) {
+            String value = values[field.ordinal()];
             if (value == null) {
-                if (slot != GEN) {
-                    throw new MalformedEntryException("missing field " + NAMES[slot]);
+                if (field != GEN) {
+                    throw new MalformedEntryException("missing field " + field.key());
                 }
                 continue;
             }
-            json.writeFieldName(NAMES[slot]);
-            json.writeNumber(integer(slot, value));
+            json.writeFieldName(field.key());
+            json.writeNumber(integer(field, value));
         }
-        json.writeFieldName("lat");
+        json.writeFieldName(LAT.key());
         json.writeNumber(decimal(LAT, required(values, LAT)));
-        json.writeFieldName("lon");
+        json.writeFieldName(LON.key());
         json.writeNumber(decimal(LON, required(values, LON)));
-        if (values[VALID] != null) {
-            json.writeFieldName("valid");
-            json.writeNumber(integer(VALID, values[VALID]));
+        if (values[VALID.ordinal()] != null) {
+            json.writeFieldName(VALID.key());
+            json.writeNumber(integer(VALID, values[VALID.ordinal()]));
         }
-        if (values[INSTANCE] != null) {
-            json.writeStringField("instance", values[INSTANCE]);
+        if (values[INSTANCE.ordinal()] != null) {
+            json.writeStringField(INSTANCE.key(), values[INSTANCE.ordinal()]);
         }
         String io = required(values, IO);
-        json.writeFieldName("io");
+        json.writeFieldName(IO.key());
         copyIo(json, io);
         if (model != null) {
             json.writeStringField("model", model);
             dictionary.writeNamed(json, model, io);
         }
         json.writeEndObject();
-    }
-
-    private static int slot(String name) {
-        return switch (name) {
-            case "schema" -> SCHEMA;
-            case "imei" -> IMEI;
-            case "codec" -> CODEC;
-            case "ts" -> TS;
-            case "rx" -> RX;
-            case "priority" -> PRIORITY;
-            case "alt" -> ALT;
-            case "angle" -> ANGLE;
-            case "sat" -> SAT;
-            case "speed" -> SPEED;
-            case "event" -> EVENT;
-            case "gen" -> GEN;
-            case "lat" -> LAT;
-            case "lon" -> LON;
-            case "valid" -> VALID;
-            case "instance" -> INSTANCE;
-            case "io" -> IO;
-            default -> -1;
-        };
     }
 
     /** Copies the io object token by token: 8-byte values above 2^53 keep every digit. */
@@ -166,26 +141,26 @@ public final class RecordPayload {
         }
     }
 
-    private static String required(String[] values, int slot) {
-        String value = values[slot];
+    private static String required(String[] values, EntryField field) {
+        String value = values[field.ordinal()];
         if (value == null) {
-            throw new MalformedEntryException("missing field " + NAMES[slot]);
+            throw new MalformedEntryException("missing field " + field.key());
         }
         return value;
     }
 
     /** An optional minus, then 1 to 19 digits without a leading zero (or just 0). */
-    private static String integer(int slot, String value) {
+    private static String integer(EntryField field, String value) {
         int start = value.startsWith("-") ? 1 : 0;
         int length = value.length() - start;
         if (length < 1 || length > 19 || !digits(value, start) || (length > 1 && value.charAt(start) == '0')) {
-            throw notANumber(slot, value);
+            throw notANumber(field, value);
         }
         return value;
     }
 
     /** Degrees as the servers write them: up to 4 integer digits, up to 9 decimals, no exponent. */
-    private static String decimal(int slot, String value) {
+    private static String decimal(EntryField field, String value) {
         int dot = value.indexOf('.');
         String whole = dot < 0 ? value : value.substring(0, dot);
         int start = whole.startsWith("-") ? 1 : 0;
@@ -197,7 +172,7 @@ public final class RecordPayload {
             ok = decimals >= 1 && decimals <= 9 && digits(value, dot + 1);
         }
         if (!ok) {
-            throw notANumber(slot, value);
+            throw notANumber(field, value);
         }
         return value;
     }
@@ -212,8 +187,8 @@ public final class RecordPayload {
         return true;
     }
 
-    private static MalformedEntryException notANumber(int slot, String value) {
-        return new MalformedEntryException(NAMES[slot] + " is not a number: " + abbreviate(value));
+    private static MalformedEntryException notANumber(EntryField field, String value) {
+        return new MalformedEntryException(field.key() + " is not a number: " + abbreviate(value));
     }
 
     private static String abbreviate(String value) {

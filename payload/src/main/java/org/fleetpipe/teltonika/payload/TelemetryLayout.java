@@ -55,12 +55,26 @@ public record TelemetryLayout(String stream, int partitions) {
      * with the braces of a namespace's hash tag taken out of {@code <stream>}.
      */
     public String stream(int partition) {
+        return partitionKey(stream, partition);
+    }
+
+    /**
+     * Another key of partition {@code p}, spelled as the partition's stream is: {@code name} when
+     * P = 1, else {@code name:{p}} with the braces taken out of {@code name} (the servers' dedup
+     * sets, the bridge's leases), so on a Redis Cluster it lives in its stream's slot.
+     */
+    public String partitionKey(String name, int partition) {
         if (partition < 0 || partition >= partitions) {
             throw new IndexOutOfBoundsException("partition " + partition + " of " + partitions);
         }
         // The braces make p the Redis Cluster hash tag: a partition's keys share a slot. A namespace's
         // own tag ({fleet}:, every other key's slot on a cluster) is left out: Redis hashes the first.
-        return partitions == 1 ? stream : stream.replace("{", "").replace("}", "") + ":{" + partition + "}";
+        return partitions == 1 ? name : withoutHashTag(name) + ":{" + partition + "}";
+    }
+
+    /** {@code name} without a namespace's hash tag braces: {@code {fleet}:x} is {@code fleet:x}. */
+    public static String withoutHashTag(String name) {
+        return name.replace("{", "").replace("}", "");
     }
 
     /** Every partition's stream, partition 0 first. */
@@ -72,8 +86,14 @@ public record TelemetryLayout(String stream, int partitions) {
         return streams;
     }
 
-    /** The partition of a device: CRC32 of the IMEI's ASCII digits, unsigned, mod P. */
+    /**
+     * The partition of a device: CRC32 of the IMEI's ASCII digits, unsigned, mod P. Stable across
+     * releases and languages (consumers compute it too), so never change it.
+     */
     public int partitionOf(String imei) {
+        if (partitions == 1) {
+            return 0;
+        }
         CRC32 crc = new CRC32();
         crc.update(imei.getBytes(StandardCharsets.US_ASCII));
         return (int) (crc.getValue() % partitions);

@@ -48,4 +48,14 @@ class TelemetryLayoutTest {
         assertThat(TelemetryLayout.partitionsKey("{fleet}:telemetry")).isEqualTo("{fleet}:telemetry:partitions");
         assertThat(new TelemetryLayout("{fleet}:telemetry", 1).stream(0)).isEqualTo("{fleet}:telemetry");
     }
+
+    @Test
+    void anotherKeyOfAPartition_isSpelledAsItsStream() {
+        TelemetryLayout layout = new TelemetryLayout("{fleet}:telemetry", 16);
+
+        assertThat(layout.partitionKey("{fleet}:dedup:recent", 3)).isEqualTo("fleet:dedup:recent:{3}");
+        assertThat(new TelemetryLayout("{fleet}:telemetry", 1).partitionKey("{fleet}:dedup:recent", 0))
+                .isEqualTo("{fleet}:dedup:recent");
+        assertThatThrownBy(() -> layout.partitionKey("x", 16)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
 }

@@ -5,6 +5,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import org.fleetpipe.teltonika.cli.DurationConverter;
 import org.fleetpipe.teltonika.cli.DurationText;
+import org.fleetpipe.teltonika.payload.TelemetryKeys;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -111,8 +112,9 @@ final class ConsumerCommand {
     private String deadLetterStream;
 
     @Option(names = "--models-hash", paramLabel = "NAME", order = 17,
-            description = "the hash of device models --output jsonl names IO elements by (default devices:models,"
-                    + " with the --stream's prefix in front: ns:telemetry reads ns:devices:models)")
+            description = "the hash of device models --output jsonl names IO elements by (default "
+                    + TelemetryKeys.DEVICE_MODELS + ", with the --stream's prefix in front: ns:telemetry reads ns:"
+                    + TelemetryKeys.DEVICE_MODELS + ")")
     private String modelsHash;
 
     /** The options of {@code args}, checked; REDIS_URL from the environment is the default Redis. */
@@ -157,9 +159,7 @@ final class ConsumerCommand {
             throw refusal("--dead-letter-stream must not be the stream read (" + stream + ")");
         }
         // The stream's namespace is the server's REDIS_NAMESPACE: its models hash has the same prefix.
-        String models = modelsHash != null ? modelsHash
-                : (stream.endsWith("telemetry") ? stream.substring(0, stream.length() - "telemetry".length()) : "")
-                        + "devices:models";
+        String models = modelsHash != null ? modelsHash : TelemetryKeys.ofStream(stream).deviceModels();
         return new ConsumerOptions(redisUrl, stream, partitions == null ? 0 : partitions, group,
                 consumer == null ? defaultConsumerName() : consumer, from, count, block, claimIdle, progress, untilIdle,
                 duration, maxEntries, output == Output.JSONL, maxDeliveries, deadLetters, models);

@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.consumer;
 
 import java.math.BigDecimal;
 import java.util.Map;
+import org.fleetpipe.teltonika.payload.EntryField;
 
 /**
  * An entry's {@code valid} (TELEMETRY.md), in either schema: schema 2 entries carry it; a schema 1
@@ -21,16 +22,16 @@ public final class EntryValidity {
 
     /** {@code "1"} or {@code "0"}; null when the entry holds neither {@code valid} nor what the rule needs. */
     public static String of(Map<String, String> entry) {
-        String stored = entry.get("valid");
+        String stored = entry.get(EntryField.VALID.key());
         if (stored != null) {
             return stored;
         }
         try {
-            long ts = Long.parseLong(entry.get("ts"));
-            long rx = Long.parseLong(entry.get("rx"));
-            int satellites = Integer.parseInt(entry.get("sat"));
-            BigDecimal lat = new BigDecimal(entry.get("lat"));
-            BigDecimal lon = new BigDecimal(entry.get("lon"));
+            long ts = Long.parseLong(entry.get(EntryField.TS.key()));
+            long rx = Long.parseLong(entry.get(EntryField.RX.key()));
+            int satellites = Integer.parseInt(entry.get(EntryField.SAT.key()));
+            BigDecimal lat = new BigDecimal(entry.get(EntryField.LAT.key()));
+            BigDecimal lon = new BigDecimal(entry.get(EntryField.LON.key()));
             boolean noFix = satellites == 0 && lat.signum() == 0 && lon.signum() == 0
                     || lat.abs().compareTo(MAX_LATITUDE) > 0 || lon.abs().compareTo(MAX_LONGITUDE) > 0;
             boolean clock = ts < EARLIEST_MILLIS || ts - rx > FUTURE_SKEW_MILLIS;

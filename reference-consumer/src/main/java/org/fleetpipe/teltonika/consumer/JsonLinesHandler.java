@@ -2,6 +2,8 @@ package org.fleetpipe.teltonika.consumer;
 
 import io.lettuce.core.StreamMessage;
 import java.io.PrintStream;
+import org.fleetpipe.teltonika.payload.DeviceModelCache;
+import org.fleetpipe.teltonika.payload.EntryField;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 
 /**
@@ -26,7 +28,7 @@ public final class JsonLinesHandler implements EntryHandler {
 
     @Override
     public void handle(StreamMessage<String, String> entry) {
-        String imei = entry.getBody().get("imei");
+        String imei = entry.getBody().get(EntryField.IMEI.key());
         byte[] json = payload.toJson(entry.getId(), entry.getBody(), imei == null ? null : models.modelOf(imei));
         synchronized (out) {
             out.write(json, 0, json.length);

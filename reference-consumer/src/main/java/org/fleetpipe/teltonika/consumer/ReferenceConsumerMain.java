@@ -9,16 +9,13 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.time.Duration;
+import org.fleetpipe.teltonika.payload.DeviceModelCache;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 import picocli.CommandLine;
 
 /** {@code java -jar reference-consumer.jar --group mine}: reads the telemetry stream and prints progress. */
 public final class ReferenceConsumerMain {
-
-    /** How long a device's model is used before it is looked up again. */
-    static final Duration MODEL_TTL = Duration.ofSeconds(60);
 
     private ReferenceConsumerMain() {
     }
@@ -56,8 +53,7 @@ public final class ReferenceConsumerMain {
                     ? c.sync() : ((StatefulRedisConnection<String, String>) connection).sync();
             // The handler runs between reads on the consumer's one thread: its HGETs share the connection.
             EntryHandler handler = options.jsonLines() ? new JsonLinesHandler(out, new RecordPayload(IoDictionary.load()),
-                    new DeviceModelCache(imei -> redis.hget(options.modelsHash(), imei), MODEL_TTL,
-                            System::nanoTime)) : entry -> { };
+                    new DeviceModelCache(new RedisModelLookup(redis, options.modelsHash()))) : entry -> { };
             TelemetryConsumer consumer = new TelemetryConsumer(redis, cluster, options, handler, progress);
             Thread stopper = new Thread(consumer::stop, "stop");
             Runtime.getRuntime().addShutdownHook(stopper);

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.fleetpipe.teltonika.payload.DeviceModelCache;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
@@ -110,8 +111,7 @@ class JsonLinesPayloadIT {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             RedisCommands<String, String> consumerRedis = consumerConnection.sync();
             JsonLinesHandler handler = new JsonLinesHandler(print(out), new RecordPayload(IoDictionary.load()),
-                    new DeviceModelCache(imei -> consumerRedis.hget(options.modelsHash(), imei), Duration.ofSeconds(60),
-                            System::nanoTime));
+                    new DeviceModelCache(new RedisModelLookup(consumerRedis, options.modelsHash())));
             TelemetryConsumer consumer = new TelemetryConsumer(consumerRedis, options, handler,
                     print(new ByteArrayOutputStream()));
             Future<ConsumerTotals> run = thread.submit(consumer::run);

@@ -1,55 +1,28 @@
 package org.fleetpipe.teltonika.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
 class RedisKeysTest {
 
     @Test
-    void onePartitionKeepsTheNamesOfTheContract() {
-        RedisKeys keys = new RedisKeys("fleet:");
-        assertThat(keys.partitions()).isOne();
-        assertThat(keys.telemetry()).isEqualTo("fleet:telemetry");
-        assertThat(keys.telemetryOf("356307042441013")).isEqualTo("fleet:telemetry");
-        assertThat(keys.telemetryStreams()).containsExactly("fleet:telemetry");
-        assertThat(keys.dedupRecent("356307042441013")).isEqualTo("fleet:dedup:recent:356307042441013");
-        assertThat(keys.dedupPrevious("356307042441013")).isEqualTo("fleet:dedup:previous:356307042441013");
-        assertThat(keys.telemetryLayout()).isEqualTo("fleet:telemetry:partitions");
-    }
-
-    @Test
-    void aDevicesTelemetryKeysCarryItsPartitionAsAHashTag() {
-        RedisKeys keys = new RedisKeys("", 16);
-        // CRC-32 ("356307042441013") = 2372110574, the value zlib.crc32 gives in Python: 14 of 16.
-        assertThat(keys.partitionOf("356307042441013")).isEqualTo(14);
-        assertThat(keys.partitionOf("490154203237518")).isZero();
-        assertThat(keys.telemetryOf("356307042441013")).isEqualTo("telemetry:{14}");
-        assertThat(keys.dedupRecent("356307042441013")).isEqualTo("dedup:recent:{14}:356307042441013");
-        assertThat(keys.dedupPrevious("356307042441013")).isEqualTo("dedup:previous:{14}:356307042441013");
-        assertThat(keys.telemetryStreams()).hasSize(16).startsWith("telemetry:{0}", "telemetry:{1}")
-                .endsWith("telemetry:{15}");
-        assertThat(new RedisKeys("", 4).partitionOf("356307042441013")).isEqualTo(2);
-    }
-
-    @Test
-    void aNamespacesHashTagStaysOffThePartitionedKeys_soTheySpreadOverACluster() {
-        RedisKeys keys = new RedisKeys("{fleet}:", 16);
-        assertThat(keys.telemetry(3)).isEqualTo("fleet:telemetry:{3}");
-        assertThat(keys.dedupRecent("490154203237518")).isEqualTo("fleet:dedup:recent:{0}:490154203237518");
+    void theRegistrysKeys_carryTheNamespaceAsWritten() {
+        RedisKeys keys = new RedisKeys("{fleet}:");
+        assertThat(keys.namespace()).isEqualTo("{fleet}:");
         assertThat(keys.registry()).isEqualTo("{fleet}:connections:registry");
+        assertThat(keys.heartbeat("ingest-1")).isEqualTo("{fleet}:instance:heartbeat:ingest-1");
+        assertThat(keys.shutdownMarker("ingest-1")).isEqualTo("{fleet}:instance:shutdown:ingest-1");
+        assertThat(keys.instanceIds()).isEqualTo("{fleet}:instance:ids");
+        assertThat(keys.instanceEvents("ingest-1")).isEqualTo("{fleet}:instance:events:ingest-1");
+        assertThat(keys.instanceEventsPrefix()).isEqualTo("{fleet}:instance:events:");
         assertThat(keys.deviceInfo("490154203237518")).isEqualTo("{fleet}:device:info:490154203237518");
-        assertThat(keys.telemetryLayout()).isEqualTo("{fleet}:telemetry:partitions");
-        assertThat(new RedisKeys("{fleet}:", 1).telemetry()).as("one partition: every key in the namespace's slot")
-                .isEqualTo("{fleet}:telemetry");
+        assertThat(keys.instanceSeq()).isEqualTo("{fleet}:instance:seq");
     }
 
     @Test
-    void thePartitionCountIsBounded() {
-        assertThatThrownBy(() -> new RedisKeys("", 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new RedisKeys("", RedisKeys.MAX_PARTITIONS + 1))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new RedisKeys("", 4).telemetry(4)).isInstanceOf(IllegalArgumentException.class);
+    void noNamespace_isTheBareNames() {
+        assertThat(new RedisKeys(null).registry()).isEqualTo("connections:registry");
+        assertThat(new RedisKeys("").namespace()).isEmpty();
     }
 }

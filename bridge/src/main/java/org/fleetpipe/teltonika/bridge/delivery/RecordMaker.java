@@ -2,19 +2,20 @@ package org.fleetpipe.teltonika.bridge.delivery;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.fleetpipe.teltonika.bridge.devices.DeviceModels;
 import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
 import org.fleetpipe.teltonika.bridge.sink.OutboundRecord;
 import org.fleetpipe.teltonika.bridge.stream.StreamEntry;
+import org.fleetpipe.teltonika.payload.DeviceModelCache;
+import org.fleetpipe.teltonika.payload.EntryField;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 
 /** Turns stream entries into the payloads a sink sends, with IO names when the device's model is known. */
 public final class RecordMaker {
 
     private final RecordPayload payload;
-    private final DeviceModels models;
+    private final DeviceModelCache models;
 
-    public RecordMaker(RecordPayload payload, DeviceModels models) {
+    public RecordMaker(RecordPayload payload, DeviceModelCache models) {
         this.payload = payload;
         this.models = models;
     }
@@ -38,11 +39,11 @@ public final class RecordMaker {
     /** @throws org.fleetpipe.teltonika.payload.MalformedEntryException for an entry that is not a record */
     OutboundRecord make(StreamEntry entry) {
         return new OutboundRecord(entry.id(), entry.imei(),
-                payload.toJson(entry.id(), entry.fields(), models.modelOf(entry.imei())), rx(entry));
+                payload.toJson(entry.id(), entry.fields(), models.cachedModelOf(entry.imei())), rx(entry));
     }
 
     private static long rx(StreamEntry entry) {
-        String rx = entry.fields().get("rx");
+        String rx = entry.fields().get(EntryField.RX.key());
         try {
             return rx == null ? -1 : Long.parseLong(rx);
         } catch (NumberFormatException e) {

@@ -1,6 +1,7 @@
 package org.fleetpipe.teltonika.bridge.stream;
 
 import java.util.Map;
+import org.fleetpipe.teltonika.payload.EntryField;
 
 /**
  * One telemetry stream entry as read from the consumer group, with the stream (partition) it came
@@ -9,7 +10,7 @@ import java.util.Map;
 public record StreamEntry(String stream, String id, Map<String, String> fields) {
 
     public String imei() {
-        String imei = fields.get("imei");
+        String imei = fields.get(EntryField.IMEI.key());
         return imei == null ? "" : imei;
     }
 

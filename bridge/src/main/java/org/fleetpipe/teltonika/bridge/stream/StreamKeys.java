@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.bridge.stream;
 
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.List;
+import org.fleetpipe.teltonika.payload.TelemetryKeys;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
 
 /**
@@ -22,12 +23,12 @@ public record StreamKeys(String namespace, String group, int partitions) {
     public static StreamKeys read(RedisClusterCommands<String, String> redis, String namespace, String group,
                                   int partitions) {
         int count = partitions > 0 ? partitions
-                : TelemetryLayout.parsePartitions(redis.get(TelemetryLayout.partitionsKey(namespace + "telemetry")));
+                : TelemetryLayout.parsePartitions(redis.get(new TelemetryKeys(namespace).partitions()));
         return new StreamKeys(namespace, group, count);
     }
 
     public TelemetryLayout layout() {
-        return new TelemetryLayout(namespace + "telemetry", partitions);
+        return new TelemetryKeys(namespace).layout(partitions);
     }
 
     /** Every stream the group reads: {@code telemetry}, or {@code telemetry:{0}} .. {@code telemetry:{P-1}}. */
@@ -41,7 +42,7 @@ public record StreamKeys(String namespace, String group, int partitions) {
      * with the namespace's braces taken out, so on a Redis Cluster the lease lives in its stream's slot.
      */
     public String lease(int partition) {
-        return new TelemetryLayout(namespace + "bridge:lease:" + group, partitions).stream(partition);
+        return layout().partitionKey(namespace + "bridge:lease:" + group, partition);
     }
 
     /** The group's live replicas: a sorted set of consumer names scored by their last heartbeat (ms). */
@@ -61,6 +62,6 @@ public record StreamKeys(String namespace, String group, int partitions) {
 
     /** IMEI to device model, written by the servers' device-model API. */
     public String deviceModels() {
-        return namespace + "devices:models";
+        return new TelemetryKeys(namespace).deviceModels();
     }
 }

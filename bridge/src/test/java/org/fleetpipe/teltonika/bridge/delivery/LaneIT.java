@@ -14,7 +14,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.fleetpipe.teltonika.bridge.devices.DeviceModels;
+import org.fleetpipe.teltonika.bridge.devices.RedisModelLookup;
 import org.fleetpipe.teltonika.bridge.ops.BridgeMetrics;
 import org.fleetpipe.teltonika.bridge.sink.OutboundRecord;
 import org.fleetpipe.teltonika.bridge.sink.Outcome;
@@ -23,6 +23,7 @@ import org.fleetpipe.teltonika.bridge.stream.BridgeDeadLetters;
 import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
 import org.fleetpipe.teltonika.bridge.stream.StreamEntry;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
+import org.fleetpipe.teltonika.payload.DeviceModelCache;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
@@ -102,7 +103,7 @@ class LaneIT {
             BridgeMetrics metrics = new BridgeMetrics(new SimpleMeterRegistry(), sink.name(), "g", held::size);
             DeviceLanes lanes = new DeviceLanes(1, 10, sink,
                     new RecordMaker(new RecordPayload(IoDictionary.empty()),
-                            new DeviceModels(redis, keys.deviceModels(), 60_000, System::currentTimeMillis)),
+                            new DeviceModelCache(new RedisModelLookup(redis, keys.deviceModels()))),
                     new EntryAcks(redis, keys, "c"), new BridgeDeadLetters(connection.async(), Duration.ofSeconds(10), keys, 100),
                     new Backoff(Duration.ofMillis(10), Duration.ofMillis(50)), held, metrics);
             for (var message : redis.xreadgroup(Consumer.from("g", "c"), XReadArgs.Builder.count(100),

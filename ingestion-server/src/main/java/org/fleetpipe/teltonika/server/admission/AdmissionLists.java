@@ -27,19 +27,22 @@ public final class AdmissionLists {
 
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final AdmissionKeys admissionKeys;
 
     public AdmissionLists(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
+        this.admissionKeys = new AdmissionKeys(keys);
     }
 
     public CompletionStage<Sizes> sizes() {
-        return redis.scard(keys.allowedDevices()).thenCombine(redis.scard(keys.deniedDevices()), Sizes::new);
+        return redis.scard(admissionKeys.allowedDevices()).thenCombine(redis.scard(admissionKeys.deniedDevices()),
+                Sizes::new);
     }
 
     /** Adds ({@code add}) or removes {@code imeis} (valid IMEIs); completes with how many changed. */
     public CompletionStage<Long> change(ListName list, boolean add, List<String> imeis) {
-        String key = list == ListName.ALLOWED ? keys.allowedDevices() : keys.deniedDevices();
+        String key = list == ListName.ALLOWED ? admissionKeys.allowedDevices() : admissionKeys.deniedDevices();
         CompletableFuture<Long> total = CompletableFuture.completedFuture(0L);
         for (int from = 0; from < imeis.size(); from += BATCH) {
             List<String> batch = imeis.subList(from, Math.min(imeis.size(), from + BATCH));

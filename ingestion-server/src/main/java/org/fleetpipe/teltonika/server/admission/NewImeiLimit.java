@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.server.limits.AddressRateLimit;
 import org.fleetpipe.teltonika.server.limits.NetworkKey;
 
@@ -55,7 +55,7 @@ public final class NewImeiLimit {
 
     /** Asks Redis for a device's stored state: device:info with a record time, or dedup sets. */
     public static Function<Imei, CompletionStage<Boolean>> knownIn(RedisClusterAsyncCommands<String, String> redis,
-                                                                   RedisKeys keys) {
+                                                                   IngestKeys keys) {
         return imei -> {
             String text = imei.value();
             CompletionStage<Boolean> info = redis.hexists(keys.deviceInfo(text), "last_record_at");

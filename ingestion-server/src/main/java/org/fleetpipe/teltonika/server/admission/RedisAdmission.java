@@ -13,20 +13,21 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 public final class RedisAdmission implements Admission {
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final AdmissionKeys admissionKeys;
     private final AdmissionMode mode;
 
     public RedisAdmission(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, AdmissionMode mode) {
         this.redis = redis;
-        this.keys = keys;
+        this.admissionKeys = new AdmissionKeys(keys);
         this.mode = mode;
     }
 
     @Override
     public CompletionStage<String> refusal(Imei imei) {
-        CompletionStage<Boolean> denied = redis.sismember(keys.deniedDevices(), imei.value());
+        CompletionStage<Boolean> denied = redis.sismember(admissionKeys.deniedDevices(), imei.value());
         CompletionStage<Boolean> allowed = mode == AdmissionMode.ALLOW_LIST
-                ? redis.sismember(keys.allowedDevices(), imei.value()) : CompletableFuture.completedFuture(true);
+                ? redis.sismember(admissionKeys.allowedDevices(), imei.value())
+                : CompletableFuture.completedFuture(true);
         return denied.thenCombine(allowed, (isDenied, isAllowed) -> isDenied ? "denied"
                 : isAllowed ? null : "not-allowed");
     }

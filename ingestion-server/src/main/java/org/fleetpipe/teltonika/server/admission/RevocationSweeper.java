@@ -32,7 +32,7 @@ public final class RevocationSweeper implements AutoCloseable {
 
     private final SessionTable sessions;
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final AdmissionKeys admissionKeys;
     private final AdmissionMode mode;
     private final Duration interval;
     private final Duration timeout;
@@ -44,7 +44,7 @@ public final class RevocationSweeper implements AutoCloseable {
                              AdmissionMode mode, Duration interval, Duration timeout, PeriodicJobs jobs) {
         this.sessions = sessions;
         this.redis = redis;
-        this.keys = keys;
+        this.admissionKeys = new AdmissionKeys(keys);
         this.mode = mode;
         this.interval = interval;
         this.timeout = timeout;
@@ -82,9 +82,9 @@ public final class RevocationSweeper implements AutoCloseable {
                 imeis[i] = chunk.get(i).getKey().value();
             }
             // Both asked before either answer is awaited: one round trip.
-            CompletionStage<List<Boolean>> deniedAnswer = redis.smismember(keys.deniedDevices(), imeis);
+            CompletionStage<List<Boolean>> deniedAnswer = redis.smismember(admissionKeys.deniedDevices(), imeis);
             CompletionStage<List<Boolean>> allowedAnswer = mode == AdmissionMode.ALLOW_LIST
-                    ? redis.smismember(keys.allowedDevices(), imeis)
+                    ? redis.smismember(admissionKeys.allowedDevices(), imeis)
                     : CompletableFuture.completedFuture(Collections.nCopies(imeis.length, true));
             List<Boolean> denied = Blocking.await(deniedAnswer, timeout);
             List<Boolean> allowed = Blocking.await(allowedAnswer, timeout);

@@ -54,12 +54,14 @@ public final class CaptureService {
 
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final CaptureKeys captureKeys;
     private final CaptureSettings settings;
 
     /** @param redis the API's own connection: a large read never waits in front of a device's commands */
     public CaptureService(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CaptureSettings settings) {
         this.redis = redis;
         this.keys = keys;
+        this.captureKeys = new CaptureKeys(keys);
         this.settings = settings;
     }
 
@@ -73,7 +75,7 @@ public final class CaptureService {
         long now = System.currentTimeMillis();
         long until = now + duration.toMillis();
         return CaptureScripts.START.<List<Object>>call(redis, ScriptOutputType.MULTI, new String[] {
-                keys.captureActive(id), keys.capturesActive(), keys.capture(id), keys.registry()},
+                captureKeys.captureActive(id), captureKeys.capturesActive(), captureKeys.capture(id), keys.registry()},
                 id, Long.toString(now), Long.toString(until), Integer.toString(settings.maxCaptures()),
                 Long.toString(until + settings.retention().toMillis()), keys.instanceEventsPrefix(),
                 InstanceEvent.CAPTURE.verb())
@@ -90,7 +92,7 @@ public final class CaptureService {
     public CompletionStage<Boolean> stop(Imei imei) {
         String id = imei.value();
         return CaptureScripts.STOP.<Long>call(redis, ScriptOutputType.INTEGER, new String[] {
-                keys.captureActive(id), keys.capturesActive(), keys.capture(id), keys.registry()},
+                captureKeys.captureActive(id), captureKeys.capturesActive(), captureKeys.capture(id), keys.registry()},
                 id, Long.toString(settings.retention().toMillis()), keys.instanceEventsPrefix(),
                 InstanceEvent.CAPTURE.verb()).thenApply(n -> n == 1L);
     }
@@ -104,10 +106,10 @@ public final class CaptureService {
      */
     public CompletionStage<Page> read(Imei imei, int limit, String after, long maxBytes) {
         String id = imei.value();
-        CompletableFuture<String> until = redis.hget(keys.captureActive(id), "until").toCompletableFuture();
+        CompletableFuture<String> until = redis.hget(captureKeys.captureActive(id), "until").toCompletableFuture();
         CompletableFuture<Cut> cut = new CompletableFuture<>();
-        readRun(keys.capture(id), after, limit, maxBytes, new ArrayList<>(), 0, cut);
-        CompletableFuture<Long> stream = redis.exists(keys.capture(id)).toCompletableFuture();
+        readRun(captureKeys.capture(id), after, limit, maxBytes, new ArrayList<>(), 0, cut);
+        CompletableFuture<Long> stream = redis.exists(captureKeys.capture(id)).toCompletableFuture();
         return until.thenCombine(cut, (u, c) -> new Page(u == null ? null : Long.valueOf(u), u != null,
                         c.entries(), c.more()))
                 .thenCombine(stream, (page, n) -> new Page(page.until(), page.exists() || n > 0, page.entries(),

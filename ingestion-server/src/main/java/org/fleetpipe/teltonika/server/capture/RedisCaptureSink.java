@@ -9,25 +9,25 @@ import org.fleetpipe.teltonika.registry.RedisKeys;
 public final class RedisCaptureSink implements CaptureSink {
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final CaptureKeys captureKeys;
     private final CaptureSettings settings;
 
     public RedisCaptureSink(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CaptureSettings settings) {
         this.redis = redis;
-        this.keys = keys;
+        this.captureKeys = new CaptureKeys(keys);
         this.settings = settings;
     }
 
     @Override
     public CompletionStage<Long> activeUntil(String imei) {
-        return redis.hget(keys.captureActive(imei), "until").thenApply(until -> until == null ? null
+        return redis.hget(captureKeys.captureActive(imei), "until").thenApply(until -> until == null ? null
                 : Long.valueOf(until));
     }
 
     @Override
     public CompletionStage<Appended> append(String imei, CaptureEntry entry) {
         return CaptureScripts.APPEND.<Long>call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.captureActive(imei), keys.capture(imei), keys.capturesActive()},
+                new String[] {captureKeys.captureActive(imei), captureKeys.capture(imei), captureKeys.capturesActive()},
                 imei, Long.toString(entry.at()), entry.dir(), entry.hex(), entry.outcome(),
                 Long.toString(CaptureSettings.entryCost(entry.hex(), entry.outcome())),
                 Long.toString(settings.maxBytes()), Long.toString(settings.streamMaxEntries()),

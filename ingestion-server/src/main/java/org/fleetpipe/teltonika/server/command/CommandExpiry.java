@@ -30,7 +30,7 @@ public final class CommandExpiry {
     private static final int QUEUE_WINDOW = 100;
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final CommandSettings settings;
     private final IngestionMetrics metrics;
     private final Duration timeout;
@@ -42,23 +42,25 @@ public final class CommandExpiry {
     public CommandExpiry(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CommandSettings settings,
                          IngestionMetrics metrics, Duration timeout) {
         this.redis = redis;
-        this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.settings = settings;
         this.metrics = metrics;
         this.timeout = timeout;
-        this.pattern = keys.commandPrefix().replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + "*";
+        this.pattern = commandKeys.commandPrefix().replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + "*";
     }
 
     /** Up to {@code limit} devices that have commands queued, oldest first, from position {@code offset}. */
     public CompletionStage<List<String>> queuedDevices(long offset, int limit) {
-        return redis.zrange(keys.commandsQueued(), offset, offset + limit - 1);
+        return redis.zrange(commandKeys.commandsQueued(), offset, offset + limit - 1);
     }
 
     /** Fails the device's queued commands whose TTL passed (counts them only, in a dry run); blocks. */
     public long expireQueued(String imei, boolean dryRun) {
         long expired = Blocking.await(CommandScripts.EXPIRE_QUEUED.<Long>call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.commandQueue(imei), keys.commandsQueued(), keys.commandDeadLetters()},
-                imei, Long.toString(System.currentTimeMillis()), keys.commandPrefix(), Integer.toString(QUEUE_WINDOW),
+                new String[] {commandKeys.commandQueue(imei), commandKeys.commandsQueued(),
+                commandKeys.commandDeadLetters()},
+                imei, Long.toString(System.currentTimeMillis()), commandKeys.commandPrefix(),
+                Integer.toString(QUEUE_WINDOW),
                 Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
                 dryRun ? "1" : "0"), timeout);
         if (expired > 0 && !dryRun) {
@@ -79,8 +81,8 @@ public final class CommandExpiry {
     public long failOrphans(boolean dryRun, int scanLimit) {
         String now = Long.toString(System.currentTimeMillis());
         String[] tail = {now, Long.toString(settings.retention().toMillis()),
-                Integer.toString(settings.deadLetterMaxEntries()), dryRun ? "1" : "0", keys.commandQueuePrefix(),
-                keys.commandsInFlight("")};
+                Integer.toString(settings.deadLetterMaxEntries()), dryRun ? "1" : "0", commandKeys.commandQueuePrefix(),
+                commandKeys.commandsInFlight("")};
         long orphaned = 0;
         int inspected = 0;
         ScanCursor cursor = orphanScan.get();
@@ -91,7 +93,7 @@ public final class CommandExpiry {
             for (String key : page.getKeys()) {
                 inspected++;
                 verdicts.add(CommandScripts.FAIL_ORPHAN.call(redis, ScriptOutputType.INTEGER,
-                        new String[] {key, keys.commandDeadLetters()}, tail));
+                        new String[] {key, commandKeys.commandDeadLetters()}, tail));
             }
             for (CompletionStage<Long> verdict : verdicts) {
                 orphaned += await(verdict);

@@ -32,6 +32,7 @@ public final class CommandHandBack {
 
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final int deadLettersKept;
     private final Duration retention;
 
@@ -40,6 +41,7 @@ public final class CommandHandBack {
                            Duration retention) {
         this.redis = redis;
         this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.deadLettersKept = deadLettersKept;
         this.retention = retention;
     }
@@ -71,13 +73,14 @@ public final class CommandHandBack {
 
     private CompletionStage<Outcome> call(String instance, String mode, List<String> tail) {
         List<String> args = new ArrayList<>(List.of(mode, instance, Long.toString(System.currentTimeMillis()),
-                keys.commandQueuePrefix(), keys.commandPrefix(), keys.instanceEventsPrefix(),
+                commandKeys.commandQueuePrefix(), commandKeys.commandPrefix(), keys.instanceEventsPrefix(),
                 Integer.toString(deadLettersKept), Long.toString(retention.toMillis()), InstanceEvent.REPLY.verb(),
                 InstanceEvent.COMMAND.verb()));
         args.addAll(tail);
         CompletionStage<List<Long>> reply = CommandScripts.REQUEUE.call(redis, ScriptOutputType.MULTI,
-                new String[] {keys.commandsInFlight(instance), keys.commandsInFlightInstances(),
-                        keys.heartbeat(instance), keys.commandsQueued(), keys.registry(), keys.commandDeadLetters()},
+                new String[] {commandKeys.commandsInFlight(instance), commandKeys.commandsInFlightInstances(),
+                        keys.heartbeat(instance), commandKeys.commandsQueued(), keys.registry(),
+                        commandKeys.commandDeadLetters()},
                 args.toArray(String[]::new));
         return reply.thenApply(counts -> new Outcome(counts.get(0), counts.get(1)));
     }

@@ -29,7 +29,7 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
     private static final int HAND_BACK_BATCH = 100;
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final CommandHandBack handBack;
     private final ScanArgs page;
     private final Duration callTimeout;
@@ -42,7 +42,7 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
     public DeadInstanceCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, CommandHandBack handBack,
                                 int scanCount, Duration callTimeout, IngestionMetrics metrics) {
         this.redis = redis;
-        this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.handBack = handBack;
         this.page = ScanArgs.Builder.limit(scanCount);
         this.callTimeout = callTimeout;
@@ -51,7 +51,7 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
 
     @Override
     public CompletionStage<Set<String>> holders() {
-        return redis.smembers(keys.commandsInFlightInstances());
+        return redis.smembers(commandKeys.commandsInFlightInstances());
     }
 
     @Override
@@ -71,7 +71,7 @@ public final class DeadInstanceCommands implements InstanceLeftovers {
 
     private CompletionStage<Void> fromPage(String instance, ScanCursor cursor, LeftoverTally tally) {
         CompletionStage<MapScanCursor<String, String>> entries =
-                timed(redis.hscan(keys.commandsInFlight(instance), cursor, page));
+                timed(redis.hscan(commandKeys.commandsInFlight(instance), cursor, page));
         return entries.thenCompose(scanned -> {
             List<String> imeis = new ArrayList<>(scanned.getMap().keySet());
             return fromBatch(instance, imeis, 0, tally).thenCompose(done -> scanned.isFinished()

@@ -31,12 +31,12 @@ public final class DeviceCommandList {
     }
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final CommandKeys commandKeys;
 
     /** @param redis the API's own connection */
     public DeviceCommandList(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys) {
         this.redis = redis;
-        this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
     }
 
     /**
@@ -44,7 +44,7 @@ public final class DeviceCommandList {
      * from the newest); empty when {@code before} is not in the device's index (any more).
      */
     public CompletionStage<Optional<Page>> page(Imei imei, String before, int limit) {
-        String index = keys.deviceCommands(imei.value());
+        String index = commandKeys.deviceCommands(imei.value());
         CompletionStage<Long> start = before == null ? CompletableFuture.completedFuture(0L)
                 : redis.zrevrank(index, before).thenApply(rank -> rank == null ? null : rank + 1);
         return start.thenCompose(from -> {
@@ -58,7 +58,7 @@ public final class DeviceCommandList {
     private CompletionStage<Optional<Page>> read(List<String> ids, int limit) {
         List<CompletableFuture<Map<String, String>>> hashes = new ArrayList<>();
         for (String id : ids.subList(0, Math.min(limit, ids.size()))) {
-            hashes.add(redis.hgetall(keys.command(id)).toCompletableFuture());
+            hashes.add(redis.hgetall(commandKeys.command(id)).toCompletableFuture());
         }
         return CompletableFuture.allOf(hashes.toArray(CompletableFuture[]::new)).thenApply(done -> {
             List<Map<String, String>> commands = new ArrayList<>();

@@ -33,7 +33,7 @@ public final class InFlightCheck {
     private static final int BATCH = 100;
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final Supplier<String> instanceId;
     private final CommandHandBack handBack;
     private final IngestionMetrics metrics;
@@ -52,7 +52,7 @@ public final class InFlightCheck {
                          CommandHandBack handBack, IngestionMetrics metrics, Duration limit, int pageSize,
                          Duration timeout) {
         this.redis = redis;
-        this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.instanceId = instanceId;
         this.handBack = handBack;
         this.metrics = metrics;
@@ -69,8 +69,8 @@ public final class InFlightCheck {
             scanning = instance;
             cursor = ScanCursor.INITIAL;
         }
-        MapScanCursor<String, String> scanned = Blocking.await(redis.hscan(keys.commandsInFlight(instance), cursor,
-                page), timeout);
+        MapScanCursor<String, String> scanned = Blocking.await(redis.hscan(commandKeys.commandsInFlight(instance),
+                cursor, page), timeout);
         cursor = scanned.isFinished() ? ScanCursor.INITIAL : scanned;
         List<Map.Entry<String, String>> entries = new ArrayList<>(scanned.getMap().entrySet());
         CommandHandBack.Outcome outcome = CommandHandBack.Outcome.NONE;

@@ -22,6 +22,7 @@ public final class RedisCommandStore implements CommandStore {
 
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final Supplier<String> instanceId;
     private final CommandSettings settings;
     private final CommandHandBack handBack;
@@ -38,6 +39,7 @@ public final class RedisCommandStore implements CommandStore {
         this.heartbeatGoneMeansStop = heartbeatDeleteMeans == HeartbeatDeleteMeans.SHUTDOWN ? "1" : "0";
         this.redis = redis;
         this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.instanceId = instanceId;
         this.settings = settings;
         this.handBack = new CommandHandBack(redis, keys, settings.deadLetterMaxEntries(), settings.retention());
@@ -51,8 +53,9 @@ public final class RedisCommandStore implements CommandStore {
     public CompletionStage<Long> enqueue(String id, Imei imei, int codec, String text, String template,
                                          long expiresAt, int maxAttempts) {
         return CommandScripts.ENQUEUE.call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.command(id), keys.commandQueue(imei.value()), keys.commandsQueued(),
-                        keys.registry(), keys.deviceCommands(imei.value())},
+                new String[] {commandKeys.command(id), commandKeys.commandQueue(imei.value()),
+                commandKeys.commandsQueued(),
+                        keys.registry(), commandKeys.deviceCommands(imei.value())},
                 id, imei.value(), Integer.toString(codec), text, now(), Long.toString(expiresAt), instanceId.get(),
                 Integer.toString(settings.maxQueuePerDevice()), keys.instanceEventsPrefix(),
                 Integer.toString(maxAttempts), InstanceEvent.COMMAND.verb(), template,
@@ -65,10 +68,11 @@ public final class RedisCommandStore implements CommandStore {
     public CompletionStage<Optional<TakenCommand>> take(Imei imei) {
         String instance = instanceId.get();
         CompletionStage<List<Object>> taken = CommandScripts.TAKE.call(redis, ScriptOutputType.MULTI,
-                new String[] {keys.commandQueue(imei.value()), keys.commandsInFlight(instance),
-                        keys.commandsInFlightInstances(), keys.commandsQueued(), keys.commandDeadLetters(),
+                new String[] {commandKeys.commandQueue(imei.value()), commandKeys.commandsInFlight(instance),
+                        commandKeys.commandsInFlightInstances(), commandKeys.commandsQueued(),
+                        commandKeys.commandDeadLetters(),
                         keys.shutdownMarker(instance), keys.heartbeat(instance)},
-                imei.value(), instance, now(), keys.commandPrefix(),
+                imei.value(), instance, now(), commandKeys.commandPrefix(),
                 Integer.toString(settings.deadLetterMaxEntries()), Long.toString(settings.retention().toMillis()),
                 keys.instanceEventsPrefix(), InstanceEvent.REPLY.verb(), heartbeatGoneMeansStop);
         return taken.thenApply(reply -> {
@@ -86,7 +90,8 @@ public final class RedisCommandStore implements CommandStore {
                                            String text) {
         String id = command.id();
         return CommandScripts.FINISH.<Long>call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.command(id), keys.commandsInFlight(instanceId.get()), keys.commandDeadLetters()},
+                new String[] {commandKeys.command(id), commandKeys.commandsInFlight(instanceId.get()),
+                commandKeys.commandDeadLetters()},
                 id, imei.value(), replied ? "replied" : "failed", reason == null ? "" : reason,
                 text == null ? "" : text, now(), Integer.toString(settings.deadLetterMaxEntries()),
                 Long.toString(settings.retention().toMillis()), keys.instanceEventsPrefix(), command.token(),
@@ -100,7 +105,7 @@ public final class RedisCommandStore implements CommandStore {
 
     @Override
     public CompletionStage<Map<String, String>> get(String id) {
-        return redis.hgetall(keys.command(id));
+        return redis.hgetall(commandKeys.command(id));
     }
 
     @Override
@@ -114,7 +119,7 @@ public final class RedisCommandStore implements CommandStore {
         fields.put("rx", now());
         fields.put("text", text);
         fields.put("instance", instanceId.get());
-        return redis.xadd(keys.deviceMessages(), XAddArgs.Builder.maxlen(MESSAGES_MAX_LEN).approximateTrimming(),
+        return redis.xadd(commandKeys.deviceMessages(), XAddArgs.Builder.maxlen(MESSAGES_MAX_LEN).approximateTrimming(),
                 fields);
     }
 }

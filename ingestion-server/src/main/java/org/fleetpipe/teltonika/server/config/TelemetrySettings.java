@@ -11,7 +11,7 @@ import static org.fleetpipe.teltonika.server.config.SettingValues.typed;
 
 import com.typesafe.config.Config;
 import java.time.Duration;
-import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.payload.TelemetryLayout;
 import org.fleetpipe.teltonika.server.stream.RetentionMode;
 import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 
@@ -43,7 +43,7 @@ public record TelemetrySettings(StreamRetentionSettings retention, Duration dedu
                 intIn(c, "dead-letters.max-entries", 1, 10_000_000),
                 intIn(c, "dead-letters.max-frame-bytes", 16, 16 * 1024 * 1024),
                 clockSkewFuture(c),
-                intIn(c, "telemetry.partitions", 1, RedisKeys.MAX_PARTITIONS),
+                intIn(c, "telemetry.partitions", 1, TelemetryLayout.MAX_PARTITIONS),
                 blockLinger(c));
     }
 

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.payload.IoDictionary;
+import org.fleetpipe.teltonika.payload.TelemetryKeys;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /**
@@ -19,12 +20,12 @@ public final class DeviceModels {
     public static final Pattern MODEL = Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final String key;
     private final IoDictionary dictionary;
 
     public DeviceModels(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, IoDictionary dictionary) {
         this.redis = redis;
-        this.keys = keys;
+        this.key = new TelemetryKeys(keys.namespace()).deviceModels();
         this.dictionary = dictionary;
     }
 
@@ -35,7 +36,7 @@ public final class DeviceModels {
 
     /** The model stored for {@code imei}, if any. */
     public CompletionStage<Optional<String>> find(Imei imei) {
-        return redis.hget(keys.deviceModels(), imei.value()).thenApply(Optional::ofNullable);
+        return redis.hget(key, imei.value()).thenApply(Optional::ofNullable);
     }
 
     /** Stores {@code model} (checked against {@link #MODEL}) for {@code imei}, replacing any. */
@@ -43,11 +44,11 @@ public final class DeviceModels {
         if (!MODEL.matcher(model).matches()) {
             throw new IllegalArgumentException("not a model name: " + model);
         }
-        return redis.hset(keys.deviceModels(), imei.value(), model).thenApply(added -> null);
+        return redis.hset(key, imei.value(), model).thenApply(added -> null);
     }
 
     /** Removes the model of {@code imei}; false when none was stored. */
     public CompletionStage<Boolean> remove(Imei imei) {
-        return redis.hdel(keys.deviceModels(), imei.value()).thenApply(removed -> removed > 0);
+        return redis.hdel(key, imei.value()).thenApply(removed -> removed > 0);
     }
 }

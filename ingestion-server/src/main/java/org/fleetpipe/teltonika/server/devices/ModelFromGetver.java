@@ -2,6 +2,7 @@ package org.fleetpipe.teltonika.server.devices;
 
 import java.util.Locale;
 import org.fleetpipe.teltonika.codec.Imei;
+import org.fleetpipe.teltonika.payload.TelemetryKeys;
 import org.fleetpipe.teltonika.server.command.CommandReplies;
 import org.fleetpipe.teltonika.server.command.TakenCommand;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -39,6 +40,7 @@ public final class ModelFromGetver implements CommandReplies {
                 LOG.info("device model learned from getver imei={} model={} known={}", imei, model,
                         models.known(model));
             }
-        }), () -> LOG.info("getver reply of imei={} names no model (no Hw:<model>); devices:models unchanged", imei));
+        }), () -> LOG.info("getver reply of imei={} names no model (no Hw:<model>); {} unchanged", imei,
+                TelemetryKeys.DEVICE_MODELS));
     }
 }

@@ -24,7 +24,7 @@ final class HealthPublisher {
     private static final int PERIODS_KEPT = 3;
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final String key;
     private final Duration period;
     private final Supplier<String> instance;
     private final Duration timeout;
@@ -32,10 +32,15 @@ final class HealthPublisher {
     HealthPublisher(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Duration period,
                     Supplier<String> instance, Duration timeout) {
         this.redis = redis;
-        this.keys = keys;
+        this.key = key(keys);
         this.period = period;
         this.instance = instance;
         this.timeout = timeout;
+    }
+
+    /** The hash {@code health:queues}, with the namespace in front. */
+    static String key(RedisKeys keys) {
+        return keys.namespace() + "health:queues";
     }
 
     /** True when this instance wrote the hash, false when another did within the period. */
@@ -48,7 +53,7 @@ final class HealthPublisher {
             args.add(json(q));
         }
         Long written = Blocking.await(HealthScripts.PUBLISH_QUEUES.<Long>call(redis, ScriptOutputType.INTEGER,
-                new String[] {keys.healthQueues()}, args.toArray(String[]::new)), timeout);
+                new String[] {key}, args.toArray(String[]::new)), timeout);
         return written != null && written == 1;
     }
 

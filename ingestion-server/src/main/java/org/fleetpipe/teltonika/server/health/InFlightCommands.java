@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
 
 /**
  * The commands in flight on every instance ({@code commands:inflight:{instance}}): all counted
@@ -28,7 +29,7 @@ final class InFlightCommands {
     static final int PAGE = 500;
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final QueueStatusRules rules;
     private final Duration stuckAfter;
     private final Duration timeout;
@@ -39,7 +40,7 @@ final class InFlightCommands {
     InFlightCommands(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, QueueHealthSettings settings,
                      QueueStatusRules rules, Duration replyTimeout, Duration timeout) {
         this.redis = redis;
-        this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.rules = rules;
         this.stuckAfter = replyTimeout.plus(settings.inFlightMargin());
         this.timeout = timeout;
@@ -47,10 +48,10 @@ final class InFlightCommands {
 
     QueueHealth read(long now) {
         long stuckBefore = now - stuckAfter.toMillis();
-        List<String> instances = new ArrayList<>(await(redis.smembers(keys.commandsInFlightInstances())));
+        List<String> instances = new ArrayList<>(await(redis.smembers(commandKeys.commandsInFlightInstances())));
         List<RedisFuture<Long>> lengths = new ArrayList<>();
         for (String instance : instances) {
-            lengths.add(redis.hlen(keys.commandsInFlight(instance)));
+            lengths.add(redis.hlen(commandKeys.commandsInFlight(instance)));
         }
         long size = 0;
         long budget = MAX_ENTRIES;
@@ -62,7 +63,7 @@ final class InFlightCommands {
             if (length > 0 && length <= budget) {
                 budget -= length;
                 examinedInstances.add(instances.get(i));
-                entries.add(redis.hgetall(keys.commandsInFlight(instances.get(i))));
+                entries.add(redis.hgetall(commandKeys.commandsInFlight(instances.get(i))));
             } else {
                 entries.add(null);
             }
@@ -89,7 +90,7 @@ final class InFlightCommands {
         List<CompletionStage<List<Object>>> pages = new ArrayList<>();
         for (int from = 0; from < ids.size(); from += PAGE) {
             // The hashes it reads are its keys: on a cluster the call goes to their node (the namespace's slot).
-            String[] hashes = ids.subList(from, Math.min(ids.size(), from + PAGE)).stream().map(keys::command)
+            String[] hashes = ids.subList(from, Math.min(ids.size(), from + PAGE)).stream().map(commandKeys::command)
                     .toArray(String[]::new);
             pages.add(HealthScripts.READ_SENT_AT.call(redis, ScriptOutputType.MULTI, hashes));
         }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
 
 /**
  * An estimate of the orphaned commands (queued in no queue, sent in no in-flight place) that costs
@@ -23,7 +24,7 @@ final class OrphanWalk {
     }
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final Duration timeout;
     private final String pattern;
     private String cursor = "0";
@@ -34,17 +35,19 @@ final class OrphanWalk {
 
     OrphanWalk(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, Duration timeout) {
         this.redis = redis;
-        this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.timeout = timeout;
-        this.pattern = keys.commandPrefix().replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + "*";
+        this.pattern = commandKeys.commandPrefix().replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + "*";
     }
 
     /** Walks a few more pages; the orphans as known now. */
     Count step() {
         for (int i = 0; i < STEPS; i++) {
             List<Object> answer = Blocking.await(HealthScripts.COUNT_ORPHANS.<List<Object>>call(redis,
-                    ScriptOutputType.MULTI, new String[] {keys.commandsQueued()}, cursor, Integer.toString(PAGE), pattern,
-                    keys.commandPrefix(), keys.commandQueuePrefix(), keys.commandsInFlight("")), timeout);
+                    ScriptOutputType.MULTI, new String[] {commandKeys.commandsQueued()}, cursor,
+                    Integer.toString(PAGE), pattern,
+                    commandKeys.commandPrefix(), commandKeys.commandQueuePrefix(), commandKeys.commandsInFlight("")),
+                    timeout);
             cursor = String.valueOf(answer.get(0));
             hashes += (Long) answer.get(1);
             queued += (Long) answer.get(2);

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
 
 /**
  * The queued commands of the devices that have waited longest (at most {@link #MAX_DEVICES}), read
@@ -32,6 +33,7 @@ final class PendingCommands {
 
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final QueueHealthSettings settings;
     private final QueueStatusRules rules;
     private final Duration timeout;
@@ -42,6 +44,7 @@ final class PendingCommands {
                     QueueStatusRules rules, Duration timeout) {
         this.redis = redis;
         this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.settings = settings;
         this.rules = rules;
         this.timeout = timeout;
@@ -49,8 +52,9 @@ final class PendingCommands {
 
     QueueHealth read(long now) {
         long stuckBefore = now - settings.stuckAfter().toMillis();
-        RedisFuture<Long> devices = redis.zcard(keys.commandsQueued());
-        List<ScoredValue<String>> oldest = await(redis.zrangeWithScores(keys.commandsQueued(), 0, MAX_DEVICES - 1));
+        RedisFuture<Long> devices = redis.zcard(commandKeys.commandsQueued());
+        List<ScoredValue<String>> oldest = await(redis.zrangeWithScores(commandKeys.commandsQueued(), 0,
+                MAX_DEVICES - 1));
         Map<String, Departures.Queue> seen = new HashMap<>();
         long size = 0;
         long due = 0;
@@ -62,8 +66,8 @@ final class PendingCommands {
         StuckDevices stuckDevices = new StuckDevices();
         List<CompletionStage<List<Object>>> pages = new ArrayList<>();
         for (int from = 0; from < oldest.size(); from += PAGE) {
-            List<String> args = new ArrayList<>(List.of(keys.commandQueuePrefix(), keys.commandPrefix(),
-                    keys.commandsInFlight("")));
+            List<String> args = new ArrayList<>(List.of(commandKeys.commandQueuePrefix(), commandKeys.commandPrefix(),
+                    commandKeys.commandsInFlight("")));
             for (ScoredValue<String> d : oldest.subList(from, Math.min(oldest.size(), from + PAGE))) {
                 args.add(d.getValue());
             }

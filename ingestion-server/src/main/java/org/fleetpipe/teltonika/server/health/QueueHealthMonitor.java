@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
+import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +42,7 @@ public final class QueueHealthMonitor implements AutoCloseable {
     }
 
     private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final QueueHealthSettings settings;
     private final StreamHealth stream;
     private final PeriodicJobs jobs;
@@ -61,6 +64,7 @@ public final class QueueHealthMonitor implements AutoCloseable {
                               QueueHealthSettings settings, Duration replyTimeout, Supplier<String> instance,
                               Duration timeout, MeterRegistry meters, StreamHealth stream, PeriodicJobs jobs) {
         this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.settings = settings;
         this.stream = stream;
         this.jobs = jobs;
@@ -112,8 +116,8 @@ public final class QueueHealthMonitor implements AutoCloseable {
         OrphanWalk.Count orphan = orphans.step();
         QueueHealth queued = withOrphans(pending.read(now), orphan.queued(), orphan);
         QueueHealth sent = withOrphans(inFlight.read(now), orphan.sent(), orphan);
-        return Report.of(List.of(queued, sent, deadLetters.read("dlq-frames", keys.frameDeadLetters(), now),
-                deadLetters.read("dlq-commands", keys.commandDeadLetters(), now)), now);
+        return Report.of(List.of(queued, sent, deadLetters.read("dlq-frames", RedisFrameDeadLetters.key(keys), now),
+                deadLetters.read("dlq-commands", commandKeys.commandDeadLetters(), now)), now);
     }
 
     private static QueueHealth withOrphans(QueueHealth q, long count, OrphanWalk.Count walk) {

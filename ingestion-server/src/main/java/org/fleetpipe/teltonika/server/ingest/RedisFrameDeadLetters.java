@@ -35,12 +35,17 @@ public final class RedisFrameDeadLetters implements FrameDeadLetters {
                                  int maxEntries, int maxBytes, int unauthenticatedMaxBytes,
                                  IngestionMetrics metrics) {
         this.redis = redis;
-        this.keys = new String[] {keys.frameDeadLetters()};
+        this.keys = new String[] {key(keys)};
         this.instanceId = instanceId;
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
         this.unauthenticatedMaxBytes = unauthenticatedMaxBytes;
         this.metrics = metrics;
+    }
+
+    /** The sorted set {@code dlq:frames}, with the namespace in front: the ops API and the queue health read it. */
+    public static String key(RedisKeys keys) {
+        return keys.namespace() + "dlq:frames";
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
-import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /**
  * Writes packets' records as stream entries with one script call per batch of packets, skipping
@@ -62,13 +61,13 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
     };
 
     /** Records seen within the dedup window (the last {@code dedupPerDevice} of a device) are not stored again. */
-    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
+    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, IngestKeys keys, TelemetryEntryMapper mapper,
                                 TelemetryWriteSettings settings) {
         this(redis, keys, mapper, settings, null);
     }
 
     /** As above, the packets that need no dedup read sent in MULTI blocks on {@code lanes} (null: none). */
-    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
+    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, IngestKeys keys, TelemetryEntryMapper mapper,
                                 TelemetryWriteSettings settings, TelemetryLanes lanes) {
         this(redis, keys, mapper, settings, lanes, false);
     }
@@ -77,7 +76,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
      * As above; {@code cluster}: Redis is a cluster, whose script calls must keep to one slot
      * (no lanes then: a MULTI block has one connection, to one node).
      */
-    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, TelemetryEntryMapper mapper,
+    public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis, IngestKeys keys, TelemetryEntryMapper mapper,
                                 TelemetryWriteSettings settings, TelemetryLanes lanes, boolean cluster) {
         this(redis, redis, keys, mapper, settings, lanes, cluster);
     }
@@ -88,7 +87,7 @@ public final class RedisTelemetryWriter implements TelemetryWriter {
      * cluster connection can.
      */
     public RedisTelemetryWriter(RedisClusterAsyncCommands<String, String> redis,
-                                RedisClusterAsyncCommands<String, String> infoRedis, RedisKeys keys,
+                                RedisClusterAsyncCommands<String, String> infoRedis, IngestKeys keys,
                                 TelemetryEntryMapper mapper, TelemetryWriteSettings settings, TelemetryLanes lanes,
                                 boolean cluster) {
         if (cluster && lanes != null) {

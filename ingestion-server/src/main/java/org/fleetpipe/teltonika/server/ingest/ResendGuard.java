@@ -2,7 +2,6 @@ package org.fleetpipe.teltonika.server.ingest;
 
 import java.net.InetAddress;
 import org.fleetpipe.teltonika.codec.Imei;
-import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /**
  * What the writer knows of a packet's connection: whether its records may have been sent before
@@ -122,7 +121,7 @@ public final class ResendGuard {
     }
 
     /** The connection's device's encoded IMEI and keys, made on its first packet. */
-    DeviceBulks bulks(Imei imei, RedisKeys keys) {
+    DeviceBulks bulks(Imei imei, IngestKeys keys) {
         DeviceBulks known = bulks;
         if (known == null || !known.isFor(imei, keys)) {
             known = DeviceBulks.of(imei, keys);

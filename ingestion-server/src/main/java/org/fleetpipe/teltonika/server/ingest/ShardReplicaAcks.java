@@ -14,7 +14,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
-import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +46,7 @@ public final class ShardReplicaAcks implements TelemetryWriter, AutoCloseable {
         ReplicaAckBatcher over(StatefulRedisConnection<String, String> connection, ConnectionEpoch epoch);
     }
 
-    private final RedisKeys keys;
+    private final IngestKeys keys;
     private final Topology topology;
     private final RedisClient nodes;
     private final NodeWriter nodeWriter;
@@ -55,7 +54,7 @@ public final class ShardReplicaAcks implements TelemetryWriter, AutoCloseable {
     private final Map<String, Node> byAddress = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    public ShardReplicaAcks(RedisKeys keys, Topology topology, RedisClient nodes, NodeWriter nodeWriter) {
+    public ShardReplicaAcks(IngestKeys keys, Topology topology, RedisClient nodes, NodeWriter nodeWriter) {
         this.keys = keys;
         this.topology = topology;
         this.nodes = nodes;

@@ -1,10 +1,13 @@
 package org.fleetpipe.teltonika.server.ingest;
 
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.codec.avl.AvlRecordCursor;
+import org.fleetpipe.teltonika.payload.EntryField;
 import org.fleetpipe.teltonika.redis.RespArguments;
 
 /**
@@ -28,10 +31,12 @@ public final class TelemetryEntryMapper {
     private static final byte[] VALID = RespArguments.preEncoded("1");
     private static final byte[] INVALID = RespArguments.preEncoded("0");
 
-    private static final List<String> FIELDS = List.of("imei", "codec", "ts", "rx", "priority", "lat", "lon",
-            "alt", "angle", "sat", "speed", "event", "io", "valid", "instance", "schema");
-    private static final List<String> FIELDS_WITH_GEN = List.of("imei", "codec", "ts", "rx", "priority", "lat",
-            "lon", "alt", "angle", "sat", "speed", "event", "gen", "io", "valid", "instance", "schema");
+    /** The contract's fields in its order (payload's EntryField): appendRecord writes the values in it. */
+    private static final List<String> FIELDS = keys(EntryField.written(false));
+    private static final List<String> FIELDS_WITH_GEN = keys(EntryField.written(true));
+    /** The fields every record of a packet has the same value of. */
+    private static final Set<EntryField> PACKET_WIDE = EnumSet.of(EntryField.IMEI, EntryField.CODEC, EntryField.RX,
+            EntryField.INSTANCE, EntryField.SCHEMA);
     private static final byte[][] ENCODED = encode(FIELDS);
     private static final byte[][] ENCODED_WITH_GEN = encode(FIELDS_WITH_GEN);
     /** Per field: 'p' when the whole packet has one value (written by appendPacketValues), 'r' per record. */
@@ -253,11 +258,13 @@ public final class TelemetryEntryMapper {
     private static String pattern(List<String> names) {
         StringBuilder pattern = new StringBuilder(names.size());
         for (String name : names) {
-            boolean packetWide = name.equals("imei") || name.equals("codec") || name.equals("rx") || name.equals("instance")
-                    || name.equals("schema");
-            pattern.append(packetWide ? 'p' : 'r');
+            pattern.append(PACKET_WIDE.contains(EntryField.of(name)) ? 'p' : 'r');
         }
         return pattern.toString();
+    }
+
+    private static List<String> keys(List<EntryField> fields) {
+        return fields.stream().map(EntryField::key).toList();
     }
 
     private static byte[][] encode(List<String> names) {

@@ -3,7 +3,6 @@ package org.fleetpipe.teltonika.server.ingest;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.concurrent.atomic.LongAdder;
 import org.fleetpipe.teltonika.redis.RespArguments;
-import org.fleetpipe.teltonika.registry.RedisKeys;
 
 /**
  * What every event loop's batch of one {@link RedisTelemetryWriter} shares: its Redis connections,
@@ -14,7 +13,7 @@ final class WriterParts {
     final RedisClusterAsyncCommands<String, String> redis;
     /** Device info refreshes sent apart (a cluster): the cluster connection, which reaches their slot. */
     final RedisClusterAsyncCommands<String, String> infoRedis;
-    final RedisKeys keys;
+    final IngestKeys keys;
     final TelemetryEntryMapper mapper;
     final boolean dedup;
     final byte[] dedupWindowMillis;
@@ -32,7 +31,7 @@ final class WriterParts {
     final LongAdder blocks = new LongAdder();
 
     WriterParts(RedisClusterAsyncCommands<String, String> redis, RedisClusterAsyncCommands<String, String> infoRedis,
-                RedisKeys keys, TelemetryEntryMapper mapper, TelemetryWriteSettings settings, boolean cluster) {
+                IngestKeys keys, TelemetryEntryMapper mapper, TelemetryWriteSettings settings, boolean cluster) {
         this.redis = redis;
         this.infoRedis = infoRedis;
         this.keys = keys;

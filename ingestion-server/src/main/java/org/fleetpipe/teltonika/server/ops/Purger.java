@@ -10,6 +10,8 @@ import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.command.CommandExpiry;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
+import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,7 @@ public final class Purger implements AutoCloseable {
 
     private final RedisClusterAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final CommandKeys commandKeys;
     private final OpsSettings settings;
     private final CommandExpiry commands;
     private final IngestionMetrics metrics;
@@ -41,6 +44,7 @@ public final class Purger implements AutoCloseable {
                   CommandExpiry commands, IngestionMetrics metrics, Duration timeout, PeriodicJobs jobs) {
         this.redis = redis;
         this.keys = keys;
+        this.commandKeys = new CommandKeys(keys);
         this.settings = settings;
         this.commands = commands;
         this.metrics = metrics;
@@ -91,10 +95,10 @@ public final class Purger implements AutoCloseable {
         long orphaned = orphanMode == PurgeMode.OFF ? 0
                 : commands.failOrphans(orphanMode == PurgeMode.DRY_RUN, settings.orphanScanPerPass());
         Range<Long> old = Range.create(0L, now - settings.deadLetterTtl().toMillis());
-        long frames = deadLettersDryRun ? await(redis.zcount(keys.frameDeadLetters(), old))
-                : await(redis.zremrangebyscore(keys.frameDeadLetters(), old));
-        long commandLetters = deadLettersDryRun ? await(redis.zcount(keys.commandDeadLetters(), old))
-                : await(redis.zremrangebyscore(keys.commandDeadLetters(), old));
+        long frames = deadLettersDryRun ? await(redis.zcount(RedisFrameDeadLetters.key(keys), old))
+                : await(redis.zremrangebyscore(RedisFrameDeadLetters.key(keys), old));
+        long commandLetters = deadLettersDryRun ? await(redis.zcount(commandKeys.commandDeadLetters(), old))
+                : await(redis.zremrangebyscore(commandKeys.commandDeadLetters(), old));
         PurgeReport report = new PurgeReport(deadLettersDryRun, orphaned, frames, commandLetters,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         String lettersMode = PurgeMode.ofPass(deadLettersDryRun).label();

@@ -46,7 +46,8 @@ public final class AdmissionPart implements Part {
         // In allow-list mode every IMEI that gets in was vetted: nothing new to limit.
         newImeis = settings.devices().admission() == AdmissionMode.OPEN
                 ? new NewImeiLimit(settings.devices().hostile().maxNewImeisPerAddressPerMinute(),
-                        settings.devices().hostile().maxNewImeisBurstPerAddress(), NewImeiLimit.knownIn(async, keys),
+                        settings.devices().hostile().maxNewImeisBurstPerAddress(), NewImeiLimit.knownIn(async,
+                        redis.ingestKeys()),
                         System::nanoTime)
                 : NewImeiLimit.OFF;
         refusals = new RefusalLog(settings.devices().refusalLogInterval());

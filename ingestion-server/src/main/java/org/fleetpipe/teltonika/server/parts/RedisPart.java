@@ -15,6 +15,7 @@ import org.fleetpipe.teltonika.server.command.CommandScripts;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.dev.DevelopmentRedis;
 import org.fleetpipe.teltonika.server.health.HealthScripts;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.server.ingest.IngestScripts;
 import org.fleetpipe.teltonika.server.stream.PartitionLayout;
 import org.fleetpipe.teltonika.server.stream.StreamScripts;
@@ -35,6 +36,7 @@ public final class RedisPart implements Part {
     private RedisConnector redis;
     private RedisConnector.Dedicated api;
     private RedisKeys keys;
+    private IngestKeys ingestKeys;
 
     public RedisPart(Shared shared) {
         this.shared = shared;
@@ -50,8 +52,9 @@ public final class RedisPart implements Part {
         // The operator API's reads get a connection of their own: a large answer (a capture page)
         // never queues in front of a login's admission lookup or a device's ACK on the shared one.
         api = redis.dedicated();
-        keys = new RedisKeys(settings.redis().namespace(), settings.telemetry().partitions());
-        PartitionLayout.claim(redis.sync(), keys);
+        keys = new RedisKeys(settings.redis().namespace());
+        ingestKeys = new IngestKeys(keys, settings.telemetry().partitions());
+        PartitionLayout.claim(redis.sync(), ingestKeys);
         // Every script before the first device can connect, so no call has to fall back to EVAL
         // (which would go after calls issued meanwhile).
         LuaScript.loadAll(redis.sync(), RegistryScripts.all(), JanitorScripts.all(), CommandScripts.all(), IngestScripts.all(),
@@ -82,6 +85,11 @@ public final class RedisPart implements Part {
 
     RedisKeys keys() {
         return keys;
+    }
+
+    /** The telemetry write's keys, in {@link #keys()}'s namespace, with TELEMETRY_PARTITIONS. */
+    IngestKeys ingestKeys() {
+        return ingestKeys;
     }
 
     String url() {

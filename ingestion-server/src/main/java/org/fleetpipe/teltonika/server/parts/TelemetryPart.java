@@ -7,11 +7,11 @@ import java.time.Duration;
 import java.util.Optional;
 import org.fleetpipe.teltonika.redis.RedisConnector;
 import org.fleetpipe.teltonika.redis.RedisEndpoint;
-import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.config.ServerSettings;
 import org.fleetpipe.teltonika.server.health.StreamHealth;
 import org.fleetpipe.teltonika.server.ingest.ConnectionEpoch;
 import org.fleetpipe.teltonika.server.ingest.FrameDeadLetters;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.server.ingest.RateLimitedDeadLetters;
 import org.fleetpipe.teltonika.server.ingest.RecordValidity;
 import org.fleetpipe.teltonika.server.ingest.RecordValidityMetrics;
@@ -61,7 +61,7 @@ public final class TelemetryPart implements Part {
     @Override
     public void start() {
         ServerSettings settings = shared.settings();
-        RedisKeys keys = redis.keys();
+        IngestKeys keys = redis.ingestKeys();
         RedisClusterAsyncCommands<String, String> async = redis.async();
         // Each TCP connection has at most one packet in the writer (FrameSequencer), UDP at most max-udp-in-flight.
         backpressure = new TelemetryBackpressure(storeWriter(settings, keys, async), settings.telemetry().retention(),
@@ -76,7 +76,7 @@ public final class TelemetryPart implements Part {
         StreamMetrics.bind(shared.registry(), retention, backpressure, keys.partitions());
         // DLQ_ENABLED=false: refused frames are counted and logged, never stored (failed commands always are).
         deadLetters = !settings.ops().deadLettersEnabled() ? new UnstoredDeadLetters(shared.metrics())
-                : new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys, instance.identity()::id,
+                : new RateLimitedDeadLetters(new RedisFrameDeadLetters(async, keys.keys(), instance.identity()::id,
                 settings.telemetry().deadLetterMaxEntries(), settings.telemetry().deadLetterMaxFrameBytes(),
                 settings.devices().hostile().deadLetterUnauthenticatedBytes(), shared.metrics()),
                 settings.devices().hostile().deadLettersPerSecond(),
@@ -85,7 +85,8 @@ public final class TelemetryPart implements Part {
     }
 
     /** The writer that stores: with ACK_REPLICAS, confirmed by replicas; else the script or the MULTI lanes. */
-    private TelemetryWriter storeWriter(ServerSettings settings, RedisKeys keys, RedisClusterAsyncCommands<String, String> async) {
+    private TelemetryWriter storeWriter(ServerSettings settings, IngestKeys keys,
+                                        RedisClusterAsyncCommands<String, String> async) {
         TelemetryWriteSettings writeSettings = new TelemetryWriteSettings(settings.telemetry().dedupWindow(),
                 settings.telemetry().dedupPerDevice(), settings.devices().deviceInfoTtl(),
                 settings.telemetry().blockLinger());

@@ -1,7 +1,7 @@
 package org.fleetpipe.teltonika.server.stream;
 
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
-import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 
 /**
  * Keeps every server of a deployment on one partition count: the first records it in Redis, the
@@ -17,12 +17,12 @@ public final class PartitionLayout {
      * Records this server's count when none is, else checks it, and likewise which namespace owns the
      * partitioned keys' prefix; blocks (start only).
      */
-    public static void claim(RedisClusterCommands<String, String> redis, RedisKeys keys) {
+    public static void claim(RedisClusterCommands<String, String> redis, IngestKeys keys) {
         claimCount(redis, keys);
         claimPartitionedKeys(redis, keys);
     }
 
-    private static void claimCount(RedisClusterCommands<String, String> redis, RedisKeys keys) {
+    private static void claimCount(RedisClusterCommands<String, String> redis, IngestKeys keys) {
         String mine = Integer.toString(keys.partitions());
         String key = keys.telemetryLayout();
         if (Boolean.TRUE.equals(redis.setnx(key, mine))) {
@@ -45,12 +45,12 @@ public final class PartitionLayout {
      * ({@code a:telemetry:{0}}), so a deployment named {@code a:} beside it would share its streams
      * and dedup sets: whichever starts second is refused.
      */
-    private static void claimPartitionedKeys(RedisClusterCommands<String, String> redis, RedisKeys keys) {
+    private static void claimPartitionedKeys(RedisClusterCommands<String, String> redis, IngestKeys keys) {
         if (keys.partitions() == 1) {
             return;
         }
         String key = keys.partitionedKeysOwner();
-        String mine = keys.namespace();
+        String mine = keys.keys().namespace();
         if (Boolean.TRUE.equals(redis.setnx(key, mine))) {
             return;
         }

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
-import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +40,7 @@ public final class StreamRetention implements AutoCloseable {
     private static final long WARN_EVERY_MS = 60_000;
 
     private final RedisClusterAsyncCommands<String, String> redis;
-    private final RedisKeys keys;
+    private final IngestKeys keys;
     private final StreamRetentionSettings settings;
     private final StreamRetentionSettings partitionSettings;
     private final TelemetryBackpressure backpressure;
@@ -55,9 +55,9 @@ public final class StreamRetention implements AutoCloseable {
     private volatile long lastSuccessAt = System.currentTimeMillis();
     private long warnedAt;
 
-    public StreamRetention(RedisClusterAsyncCommands<String, String> redis, RedisKeys keys, StreamRetentionSettings settings,
-                           TelemetryBackpressure backpressure, IngestionMetrics metrics, Duration timeout,
-                           PeriodicJobs jobs) {
+    public StreamRetention(RedisClusterAsyncCommands<String, String> redis, IngestKeys keys,
+                           StreamRetentionSettings settings, TelemetryBackpressure backpressure,
+                           IngestionMetrics metrics, Duration timeout, PeriodicJobs jobs) {
         this.redis = redis;
         this.keys = keys;
         this.settings = settings;

@@ -13,6 +13,7 @@ import org.fleetpipe.teltonika.codec.CodecId;
 import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.IngestionServer;
@@ -191,7 +192,7 @@ class DedupIT {
     @Test
     void twoWritersRacingOnOneResend_storeItOnce() throws Exception {
         // Two replicas' writers on their own connections, the same packet at the same moment.
-        RedisKeys keys = new RedisKeys("");
+        IngestKeys keys = new IngestKeys(new RedisKeys(""));
         try (StatefulRedisConnection<String, String> c1 = redis.client().connect();
              StatefulRedisConnection<String, String> c2 = redis.client().connect()) {
             RedisTelemetryWriter w1 = new RedisTelemetryWriter(c1.async(), keys, new TelemetryEntryMapper("a-1"),

@@ -37,6 +37,7 @@ class CommandDeadLettersIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private StatefulRedisConnection<String, String> connection;
     private RedisCommands<String, String> redis;
     private CommandFailures commands;
@@ -60,12 +61,12 @@ class CommandDeadLettersIT {
     @EnumSource(Failure.class)
     void everyFailurePath_keepsTheCap_droppingTheOldestEntry(Failure failure) throws Exception {
         for (int i = 1; i <= CAP; i++) {
-            redis.zadd(keys.commandDeadLetters(), i, "{\"id\":\"old-" + i + "\"}");
+            redis.zadd(commandKeys.commandDeadLetters(), i, "{\"id\":\"old-" + i + "\"}");
         }
 
         commands.fail(failure, "new-1");
 
-        List<ScoredValue<String>> letters = redis.zrangeWithScores(keys.commandDeadLetters(), 0, -1);
+        List<ScoredValue<String>> letters = redis.zrangeWithScores(commandKeys.commandDeadLetters(), 0, -1);
         assertThat(letters).hasSize(CAP);
         assertThat(letters.subList(0, CAP - 1)).extracting(ScoredValue::getValue)
                 .as("the oldest (score 1) dropped").containsExactly("{\"id\":\"old-2\"}", "{\"id\":\"old-3\"}");
@@ -84,10 +85,10 @@ class CommandDeadLettersIT {
             commands.fail(Failure.REPLY_TIMEOUT, "c" + i);
         }
 
-        assertThat(redis.zcard(keys.commandDeadLetters())).isEqualTo(CAP);
-        assertThat(redis.zrange(keys.commandDeadLetters(), 0, -1)).extracting(CommandDeadLettersIT::id)
+        assertThat(redis.zcard(commandKeys.commandDeadLetters())).isEqualTo(CAP);
+        assertThat(redis.zrange(commandKeys.commandDeadLetters(), 0, -1)).extracting(CommandDeadLettersIT::id)
                 .containsExactly("c4", "c5", "c6");
-        assertThat(redis.hget(keys.command("c0"), "reason")).as("its hash still says why, for its retention")
+        assertThat(redis.hget(commandKeys.command("c0"), "reason")).as("its hash still says why, for its retention")
                 .isEqualTo("timeout");
     }
 
@@ -95,22 +96,22 @@ class CommandDeadLettersIT {
     void purge_removesCommandDeadLettersOlderThanTheTtl_exactly_andADryRunOnlyCountsThem() {
         long now = System.currentTimeMillis();
         long ttl = DLQ_TTL.toMillis();
-        redis.zadd(keys.commandDeadLetters(), now - ttl - 3_600_000, "{\"id\":\"week-and-an-hour\"}");
-        redis.zadd(keys.commandDeadLetters(), now - ttl - 60_000, "{\"id\":\"week-and-a-minute\"}");
-        redis.zadd(keys.commandDeadLetters(), now - ttl + 60_000, "{\"id\":\"a-minute-short-of-a-week\"}");
-        redis.zadd(keys.commandDeadLetters(), now, "{\"id\":\"fresh\"}");
+        redis.zadd(commandKeys.commandDeadLetters(), now - ttl - 3_600_000, "{\"id\":\"week-and-an-hour\"}");
+        redis.zadd(commandKeys.commandDeadLetters(), now - ttl - 60_000, "{\"id\":\"week-and-a-minute\"}");
+        redis.zadd(commandKeys.commandDeadLetters(), now - ttl + 60_000, "{\"id\":\"a-minute-short-of-a-week\"}");
+        redis.zadd(commandKeys.commandDeadLetters(), now, "{\"id\":\"fresh\"}");
         Purger purger = new Purger(connection.async(), keys, ops(), commands.expiry, IngestionMetrics.noop(),
                 CommandFailures.TIMEOUT, jobs);
 
         PurgeReport dry = purger.purge(true);
 
         assertThat(dry.commandDeadLetters()).isEqualTo(2);
-        assertThat(redis.zcard(keys.commandDeadLetters())).isEqualTo(4);
+        assertThat(redis.zcard(commandKeys.commandDeadLetters())).isEqualTo(4);
 
         PurgeReport live = purger.purge(false);
 
         assertThat(live.commandDeadLetters()).isEqualTo(2);
-        assertThat(redis.zrange(keys.commandDeadLetters(), 0, -1)).extracting(CommandDeadLettersIT::id)
+        assertThat(redis.zrange(commandKeys.commandDeadLetters(), 0, -1)).extracting(CommandDeadLettersIT::id)
                 .containsExactly("a-minute-short-of-a-week", "fresh");
         assertThat(purger.purge(false).commandDeadLetters()).as("nothing left past the TTL").isZero();
     }

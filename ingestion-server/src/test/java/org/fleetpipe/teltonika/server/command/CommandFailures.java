@@ -42,6 +42,7 @@ final class CommandFailures {
     }
 
     final RedisKeys keys = new RedisKeys("");
+    final CommandKeys commandKeys = new CommandKeys(keys);
     final RedisCommandStore store;
     final CommandExpiry expiry;
     private final RedisCommands<String, String> redis;
@@ -88,12 +89,12 @@ final class CommandFailures {
             }
             case ORPHANED -> {
                 enqueue(id, inAnHour, 3);
-                redis.del(keys.commandQueue(IMEI.value()));
+                redis.del(commandKeys.commandQueue(IMEI.value()));
                 assertThat(expiry.failOrphans(false, 1000)).isEqualTo(1);
             }
             default -> throw new IllegalArgumentException(failure.toString());
         }
-        assertThat(redis.hget(keys.command(id), "reason")).as("%s failed", id).isEqualTo(failure.reason);
+        assertThat(redis.hget(commandKeys.command(id), "reason")).as("%s failed", id).isEqualTo(failure.reason);
     }
 
     /** Command {@code id}, queued for an hour. */

@@ -28,6 +28,7 @@ class CommandRetentionIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private StatefulRedisConnection<String, String> connection;
     private RedisCommands<String, String> redis;
     private CommandFailures commands;
@@ -51,18 +52,18 @@ class CommandRetentionIT {
         TakenCommand taken = commands.take().orElseThrow();
         assertThat(taken.id()).isEqualTo("replied");
         commands.enqueue("queued");
-        assertThat(redis.pttl(keys.command("replied"))).as("sent, awaiting its reply").isEqualTo(-1);
+        assertThat(redis.pttl(commandKeys.command("replied"))).as("sent, awaiting its reply").isEqualTo(-1);
 
         assertThat(CommandFailures.await(commands.store.finish(taken, CommandFailures.IMEI, true, null, "ok")))
                 .isTrue();
-        assertThat(redis.pttl(keys.command("replied"))).isBetween(1L, RETENTION.toMillis());
+        assertThat(redis.pttl(commandKeys.command("replied"))).isBetween(1L, RETENTION.toMillis());
         commands.take().orElseThrow();
 
-        await().atMost(WAIT).until(() -> redis.exists(keys.command("replied")) == 0);
-        assertThat(redis.hget(keys.command("sent"), "status")).isEqualTo("sent");
-        assertThat(redis.pttl(keys.command("sent"))).isEqualTo(-1);
-        assertThat(redis.hget(keys.command("queued"), "status")).isEqualTo("queued");
-        assertThat(redis.pttl(keys.command("queued"))).isEqualTo(-1);
+        await().atMost(WAIT).until(() -> redis.exists(commandKeys.command("replied")) == 0);
+        assertThat(redis.hget(commandKeys.command("sent"), "status")).isEqualTo("sent");
+        assertThat(redis.pttl(commandKeys.command("sent"))).isEqualTo(-1);
+        assertThat(redis.hget(commandKeys.command("queued"), "status")).isEqualTo("queued");
+        assertThat(redis.pttl(commandKeys.command("queued"))).isEqualTo(-1);
     }
 
     @ParameterizedTest
@@ -70,9 +71,9 @@ class CommandRetentionIT {
     void failedCommand_expiresAfterTheRetention_itsDeadLetterStays(Failure failure) {
         commands.fail(failure, "failed-1");
 
-        assertThat(redis.pttl(keys.command("failed-1"))).isBetween(1L, RETENTION.toMillis());
-        await().atMost(WAIT).until(() -> redis.exists(keys.command("failed-1")) == 0);
-        assertThat(redis.zrange(keys.commandDeadLetters(), 0, -1)).singleElement().asString()
+        assertThat(redis.pttl(commandKeys.command("failed-1"))).isBetween(1L, RETENTION.toMillis());
+        await().atMost(WAIT).until(() -> redis.exists(commandKeys.command("failed-1")) == 0);
+        assertThat(redis.zrange(commandKeys.commandDeadLetters(), 0, -1)).singleElement().asString()
                 .contains("\"id\":\"failed-1\"").contains("\"reason\":\"" + failure.reason + "\"");
     }
 }

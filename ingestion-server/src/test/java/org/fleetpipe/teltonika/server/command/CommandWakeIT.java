@@ -54,6 +54,7 @@ class CommandWakeIT {
             Duration.ofSeconds(5), false);
 
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private final EventLoopGroup loops = new DefaultEventLoopGroup(1);
     private StatefulRedisConnection<String, String> connection;
     private RedisCommandStore store;
@@ -116,7 +117,7 @@ class CommandWakeIT {
         held.release();
 
         await().atMost(TIMEOUT).until(() -> bytesToDevice.get() > 0);
-        assertThat(connection.sync().hget(keys.command("c-1"), "status")).isEqualTo("sent");
+        assertThat(connection.sync().hget(commandKeys.command("c-1"), "status")).isEqualTo("sent");
         assertThat(held.takes()).isEqualTo(2);
     }
 

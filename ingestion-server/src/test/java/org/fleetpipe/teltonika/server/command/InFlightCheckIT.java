@@ -38,6 +38,7 @@ class InFlightCheckIT {
     private static final int PAGE = 100;
 
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private RedisFixture fixture;
     private StatefulRedisConnection<String, String> connection;
     private RedisCommands<String, String> redis;
@@ -84,7 +85,7 @@ class InFlightCheckIT {
 
     /** The command was sent this long ago. */
     private void sentAgo(String id, Duration ago) {
-        redis.hset(keys.command(id), "sent_at", Long.toString(System.currentTimeMillis() - ago.toMillis()));
+        redis.hset(commandKeys.command(id), "sent_at", Long.toString(System.currentTimeMillis() - ago.toMillis()));
     }
 
     private double counted(String outcome) {
@@ -105,11 +106,11 @@ class InFlightCheckIT {
 
         sweep.sweep();
 
-        assertThat(redis.hget(keys.commandsInFlight(ME), imei)).isNull();
-        assertThat(redis.hget(keys.command("c1"), "status")).isEqualTo("queued");
-        assertThat(redis.hget(keys.command("c1"), "history")).endsWith("\"reason\":\"left in flight\"}]")
+        assertThat(redis.hget(commandKeys.commandsInFlight(ME), imei)).isNull();
+        assertThat(redis.hget(commandKeys.command("c1"), "status")).isEqualTo("queued");
+        assertThat(redis.hget(commandKeys.command("c1"), "history")).endsWith("\"reason\":\"left in flight\"}]")
                 .contains("\"status\":\"queued\"");
-        assertThat(redis.lrange(keys.commandQueue(imei), 0, -1)).containsExactly("c1");
+        assertThat(redis.lrange(commandKeys.commandQueue(imei), 0, -1)).containsExactly("c1");
         assertThat(counted("handed-back")).isEqualTo(1);
         TakenCommand again = await(store.take(new Imei(imei))).orElseThrow();
         assertThat(again.id()).isEqualTo("c1");
@@ -134,8 +135,8 @@ class InFlightCheckIT {
 
         sweep.sweep();
 
-        assertThat(redis.hget(keys.command("c2"), "status")).isEqualTo("queued");
-        assertThat(redis.lrange(keys.commandQueue(imei), 0, -1)).containsExactly("c2");
+        assertThat(redis.hget(commandKeys.command("c2"), "status")).isEqualTo("queued");
+        assertThat(redis.lrange(commandKeys.commandQueue(imei), 0, -1)).containsExactly("c2");
         assertThat(message.get(10, TimeUnit.SECONDS)).endsWith(" " + imei);
         subscriber.close();
     }
@@ -150,9 +151,9 @@ class InFlightCheckIT {
 
         sweep.sweep();
 
-        assertThat(redis.hget(keys.commandsInFlight(ME), imei)).isEqualTo(command.token());
-        assertThat(redis.hget(keys.command("c3"), "status")).isEqualTo("sent");
-        assertThat(redis.exists(keys.commandQueue(imei))).isZero();
+        assertThat(redis.hget(commandKeys.commandsInFlight(ME), imei)).isEqualTo(command.token());
+        assertThat(redis.hget(commandKeys.command("c3"), "status")).isEqualTo("sent");
+        assertThat(redis.exists(commandKeys.commandQueue(imei))).isZero();
         assertThat(counted("handed-back")).isZero();
         assertThat(await(store.finish(command, new Imei(imei), true, null, "ok"))).isTrue();
     }
@@ -165,11 +166,11 @@ class InFlightCheckIT {
 
         sweep.sweep();
 
-        assertThat(redis.hget(keys.command("c4"), "status")).isEqualTo("failed");
-        assertThat(redis.hget(keys.command("c4"), "reason")).isEqualTo("attempts");
-        assertThat(redis.zrange(keys.commandDeadLetters(), 0, -1)).singleElement().asString()
+        assertThat(redis.hget(commandKeys.command("c4"), "status")).isEqualTo("failed");
+        assertThat(redis.hget(commandKeys.command("c4"), "reason")).isEqualTo("attempts");
+        assertThat(redis.zrange(commandKeys.commandDeadLetters(), 0, -1)).singleElement().asString()
                 .contains("\"id\":\"c4\"");
-        assertThat(redis.exists(keys.commandQueue(imei))).isZero();
+        assertThat(redis.exists(commandKeys.commandQueue(imei))).isZero();
         assertThat(counted("attempts")).isEqualTo(1);
     }
 
@@ -186,11 +187,11 @@ class InFlightCheckIT {
 
         assertThat(first.handedBack()).isPositive().isLessThan(inFlight);
         long handed = first.handedBack();
-        for (int pass = 0; pass < 100 && redis.hlen(keys.commandsInFlight(ME)) > 0; pass++) {
+        for (int pass = 0; pass < 100 && redis.hlen(commandKeys.commandsInFlight(ME)) > 0; pass++) {
             handed += check.checkPage().handedBack();
         }
         assertThat(handed).isEqualTo(inFlight);
-        assertThat(redis.exists(keys.commandsInFlight(ME))).isZero();
+        assertThat(redis.exists(commandKeys.commandsInFlight(ME))).isZero();
     }
 
     @Test
@@ -206,7 +207,7 @@ class InFlightCheckIT {
         CompletableFuture<Long> handedBack = CompletableFuture.supplyAsync(() -> {
             awaitQuietly(go);
             long handed = 0;
-            for (int pass = 0; pass < 200 && redis.hlen(keys.commandsInFlight(ME)) > 0; pass++) {
+            for (int pass = 0; pass < 200 && redis.hlen(commandKeys.commandsInFlight(ME)) > 0; pass++) {
                 handed += check.checkPage().handedBack();
             }
             return handed;
@@ -222,8 +223,8 @@ class InFlightCheckIT {
         long replied = 0;
         for (int i = 0; i < inFlight; i++) {
             boolean finished = finishes.get(i).get(10, TimeUnit.SECONDS);
-            String status = redis.hget(keys.command("r" + i), "status");
-            List<String> queue = redis.lrange(keys.commandQueue(imei(2000 + i)), 0, -1);
+            String status = redis.hget(commandKeys.command("r" + i), "status");
+            List<String> queue = redis.lrange(commandKeys.commandQueue(imei(2000 + i)), 0, -1);
             if (finished) {
                 replied++;
                 assertThat(status).as("r%d", i).isEqualTo("replied");
@@ -234,7 +235,7 @@ class InFlightCheckIT {
             }
         }
         assertThat(replied + handed).isEqualTo(inFlight);
-        assertThat(redis.exists(keys.commandsInFlight(ME))).isZero();
+        assertThat(redis.exists(commandKeys.commandsInFlight(ME))).isZero();
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

@@ -34,6 +34,7 @@ class OrphanedCommandsIT {
             3, Duration.ofSeconds(5), false);
 
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private StatefulRedisConnection<String, String> takerConnection;
     private StatefulRedisConnection<String, String> purgeConnection;
     private RedisCommands<String, String> redis;
@@ -66,27 +67,27 @@ class OrphanedCommandsIT {
         command("lost-sent", "sent", "gone-7");
         // Queued in its queue, and sent in its instance's in-flight place: alive.
         command("waiting", "queued", null);
-        redis.rpush(keys.commandQueue(IMEI.value()), "waiting");
+        redis.rpush(commandKeys.commandQueue(IMEI.value()), "waiting");
         command("in-flight", "sent", "live-2");
-        redis.hset(keys.commandsInFlight("live-2"), IMEI.value(), "in-flight:1");
+        redis.hset(commandKeys.commandsInFlight("live-2"), IMEI.value(), "in-flight:1");
         // Finished (it has its retention TTL): never an orphan.
         command("finished", "replied", null);
-        redis.pexpire(keys.command("finished"), 60_000);
+        redis.pexpire(commandKeys.command("finished"), 60_000);
 
         assertThat(expiry.failOrphans(true, 1000)).as("dry run").isEqualTo(2);
-        assertThat(redis.zcard(keys.commandDeadLetters())).isZero();
-        assertThat(redis.hget(keys.command("lost-queued"), "status")).isEqualTo("queued");
+        assertThat(redis.zcard(commandKeys.commandDeadLetters())).isZero();
+        assertThat(redis.hget(commandKeys.command("lost-queued"), "status")).isEqualTo("queued");
 
         assertThat(expiry.failOrphans(false, 1000)).isEqualTo(2);
 
-        assertThat(redis.hmget(keys.command("lost-queued"), "status", "reason")).extracting(kv -> kv.getValue())
+        assertThat(redis.hmget(commandKeys.command("lost-queued"), "status", "reason")).extracting(kv -> kv.getValue())
                 .containsExactly("failed", "orphaned");
-        assertThat(redis.hget(keys.command("lost-sent"), "reason")).isEqualTo("orphaned");
-        assertThat(redis.pttl(keys.command("lost-sent"))).as("kept for the retention").isPositive();
-        assertThat(redis.hget(keys.command("waiting"), "status")).isEqualTo("queued");
-        assertThat(redis.hget(keys.command("in-flight"), "status")).isEqualTo("sent");
-        assertThat(redis.hget(keys.command("finished"), "status")).isEqualTo("replied");
-        assertThat(redis.zcard(keys.commandDeadLetters())).isEqualTo(2);
+        assertThat(redis.hget(commandKeys.command("lost-sent"), "reason")).isEqualTo("orphaned");
+        assertThat(redis.pttl(commandKeys.command("lost-sent"))).as("kept for the retention").isPositive();
+        assertThat(redis.hget(commandKeys.command("waiting"), "status")).isEqualTo("queued");
+        assertThat(redis.hget(commandKeys.command("in-flight"), "status")).isEqualTo("sent");
+        assertThat(redis.hget(commandKeys.command("finished"), "status")).isEqualTo("replied");
+        assertThat(redis.zcard(commandKeys.commandDeadLetters())).isEqualTo(2);
         assertThat(expiry.failOrphans(false, 1000)).as("nothing left").isZero();
     }
 
@@ -97,7 +98,7 @@ class OrphanedCommandsIT {
         int orphans = 30;
         for (int i = 0; i < finished; i++) {
             command("done-" + i, "replied", null);
-            redis.pexpire(keys.command("done-" + i), 600_000);
+            redis.pexpire(commandKeys.command("done-" + i), 600_000);
         }
         for (int i = 0; i < orphans; i++) {
             command("lost-" + i, "queued", null);
@@ -113,23 +114,25 @@ class OrphanedCommandsIT {
 
         assertThat(failed).as("orphans failed in %d passes", passes).isEqualTo(orphans);
         for (int i = 0; i < orphans; i++) {
-            assertThat(redis.hget(keys.command("lost-" + i), "reason")).isEqualTo("orphaned");
+            assertThat(redis.hget(commandKeys.command("lost-" + i), "reason")).isEqualTo("orphaned");
         }
-        assertThat(redis.zcard(keys.commandDeadLetters())).isEqualTo(orphans);
+        assertThat(redis.zcard(commandKeys.commandDeadLetters())).isEqualTo(orphans);
     }
 
     @Test
     void namespaceWithGlobCharacters_itsOrphansAreStillFound() {
         RedisKeys odd = new RedisKeys("fleet[1]*:");
+        CommandKeys oddCommandKeys = new CommandKeys(odd);
         CommandExpiry oddExpiry = new CommandExpiry(purgeConnection.async(), odd, SETTINGS, IngestionMetrics.noop(),
                 TIMEOUT);
-        redis.hset(odd.command("lost-1"), Map.of("id", "lost-1", "imei", IMEI.value(), "codec", "12", "command",
+        redis.hset(oddCommandKeys.command("lost-1"), Map.of("id", "lost-1", "imei", IMEI.value(), "codec", "12",
+                "command",
                 "getinfo", "status", "queued", "history", "[]",
                 "expires_at", Long.toString(System.currentTimeMillis() + 3_600_000)));
 
         assertThat(oddExpiry.failOrphans(false, 1000)).isEqualTo(1);
-        assertThat(redis.hget(odd.command("lost-1"), "reason")).isEqualTo("orphaned");
-        assertThat(redis.zcard(odd.commandDeadLetters())).isEqualTo(1);
+        assertThat(redis.hget(oddCommandKeys.command("lost-1"), "reason")).isEqualTo("orphaned");
+        assertThat(redis.zcard(oddCommandKeys.commandDeadLetters())).isEqualTo(1);
     }
 
     @Test
@@ -157,9 +160,9 @@ class OrphanedCommandsIT {
 
             assertThat(command).as("iteration %d: taken", i).isPresent();
             assertThat(orphaned).as("iteration %d: no orphan", i).isZero();
-            assertThat(redis.hget(keys.command(id), "status")).as("iteration %d", i).isEqualTo("sent");
-            assertThat(redis.zcard(keys.commandDeadLetters())).as("iteration %d: dead letters", i).isZero();
-            redis.del(keys.command(id), keys.commandsInFlight(INSTANCE));
+            assertThat(redis.hget(commandKeys.command(id), "status")).as("iteration %d", i).isEqualTo("sent");
+            assertThat(redis.zcard(commandKeys.commandDeadLetters())).as("iteration %d: dead letters", i).isZero();
+            redis.del(commandKeys.command(id), commandKeys.commandsInFlight(INSTANCE));
             raced++;
         }
         assertThat(raced).as("iterations within the time limit").isGreaterThanOrEqualTo(200);
@@ -167,11 +170,11 @@ class OrphanedCommandsIT {
 
     /** A command hash of {@code status}, sent by {@code instance} (null: none), with no queue or in-flight entry. */
     private void command(String id, String status, String instance) {
-        redis.hset(keys.command(id), Map.of("id", id, "imei", IMEI.value(), "codec", "12", "command", "getinfo",
+        redis.hset(commandKeys.command(id), Map.of("id", id, "imei", IMEI.value(), "codec", "12", "command", "getinfo",
                 "status", status, "attempts", "1", "max_attempts", "3", "history", "[]",
                 "expires_at", Long.toString(System.currentTimeMillis() + 3_600_000)));
         if (instance != null) {
-            redis.hset(keys.command(id), "instance", instance);
+            redis.hset(commandKeys.command(id), "instance", instance);
         }
     }
 

@@ -17,9 +17,11 @@ import org.fleetpipe.teltonika.codec.Imei;
 import org.fleetpipe.teltonika.redis.Blocking;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
 import org.fleetpipe.teltonika.server.command.RedisCommandStore;
 import org.fleetpipe.teltonika.server.command.TakenCommand;
+import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.stream.RetentionMode;
 import org.fleetpipe.teltonika.server.stream.StreamRetentionSettings;
 import org.fleetpipe.teltonika.server.stream.StreamSnapshot;
@@ -48,6 +50,7 @@ class QueueHealthMonitorIT {
             100_000, 0.5, Duration.ofMinutes(5), Duration.ofMinutes(30));
 
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private final ObjectMapper json = new ObjectMapper();
     private final List<QueueHealthMonitor> monitors = new ArrayList<>();
     private StatefulRedisConnection<String, String> connection;
@@ -97,8 +100,8 @@ class QueueHealthMonitorIT {
         Blocking.await(store.enqueue(id, new Imei(imei), 12, "getinfo", "", System.currentTimeMillis() + 3_600_000, 3),
                 TIMEOUT);
         long at = System.currentTimeMillis() - ageMs;
-        redis.hset(keys.command(id), Map.of("created_at", Long.toString(at), "updated_at", Long.toString(at)));
-        redis.zadd(keys.commandsQueued(), at, imei);
+        redis.hset(commandKeys.command(id), Map.of("created_at", Long.toString(at), "updated_at", Long.toString(at)));
+        redis.zadd(commandKeys.commandsQueued(), at, imei);
         return id;
     }
 
@@ -141,7 +144,7 @@ class QueueHealthMonitorIT {
         // Online and old, but a command of it is in flight: its queue moves.
         online(imei(20));
         queueOld(imei(20), 600_000);
-        redis.hset(keys.commandsInFlight(OTHER), imei(20), "other:1");
+        redis.hset(commandKeys.commandsInFlight(OTHER), imei(20), "other:1");
         // Online but queued a moment ago.
         online(imei(21));
         queueOld(imei(21), 1_000);
@@ -176,7 +179,7 @@ class QueueHealthMonitorIT {
         Optional<TakenCommand> old = Blocking.await(store.take(new Imei(imei(1))), TIMEOUT);
         Blocking.await(store.take(new Imei(imei(2))), TIMEOUT);
         long sent = System.currentTimeMillis() - REPLY_TIMEOUT.toMillis() - Duration.ofSeconds(31).toMillis();
-        redis.hset(keys.command(old.orElseThrow().id()), "sent_at", Long.toString(sent));
+        redis.hset(commandKeys.command(old.orElseThrow().id()), "sent_at", Long.toString(sent));
 
         QueueHealthMonitor.Report report = monitor.compute();
 
@@ -198,10 +201,10 @@ class QueueHealthMonitorIT {
         QueueHealthMonitor monitor = monitor();
         long now = System.currentTimeMillis();
         for (int i = 0; i < 150; i++) {
-            redis.zadd(keys.frameDeadLetters(), now - i, "{\"seq\":" + i + "}");
+            redis.zadd(RedisFrameDeadLetters.key(keys), now - i, "{\"seq\":" + i + "}");
         }
         for (int i = 0; i < 1000; i++) {
-            redis.zadd(keys.commandDeadLetters(), now - i, "{\"id\":\"c" + i + "\"}");
+            redis.zadd(commandKeys.commandDeadLetters(), now - i, "{\"id\":\"c" + i + "\"}");
         }
 
         QueueHealthMonitor.Report burst = monitor.compute();
@@ -213,7 +216,7 @@ class QueueHealthMonitorIT {
 
         // The same burst, 20 minutes on: past the 15-minute window.
         long past = now - Duration.ofMinutes(20).toMillis();
-        for (String key : List.of(keys.frameDeadLetters(), keys.commandDeadLetters())) {
+        for (String key : List.of(RedisFrameDeadLetters.key(keys), commandKeys.commandDeadLetters())) {
             for (String member : redis.zrange(key, 0, -1)) {
                 redis.zadd(key, past, member);
             }
@@ -235,7 +238,7 @@ class QueueHealthMonitorIT {
         QueueHealthMonitor monitor = monitor();
         queueOld(imei(1), 1_000);
         queueOld(imei(2), 1_000);
-        redis.del(keys.commandQueue(imei(2)));
+        redis.del(commandKeys.commandQueue(imei(2)));
 
         QueueHealth pending = queue(monitor.compute(), "pending-commands");
 
@@ -252,7 +255,7 @@ class QueueHealthMonitorIT {
 
         assertThat(a.pass()).isTrue();
         assertThat(b.pass()).as("within a's period").isFalse();
-        Map<String, String> hash = redis.hgetall(keys.healthQueues());
+        Map<String, String> hash = redis.hgetall("health:queues");
         assertThat(hash).containsEntry("instance", HERE).containsEntry("status", "healthy")
                 .containsKeys("computedAt", "pending-commands", "inflight-commands", "dlq-frames", "dlq-commands",
                         "telemetry-stream");
@@ -260,7 +263,7 @@ class QueueHealthMonitorIT {
         assertThat(pending.get("status").asText()).isEqualTo("healthy");
         assertThat(pending.has("stuck") && pending.has("avg_age_ms") && pending.has("rate_per_minute")
                 && pending.has("orphans")).isTrue();
-        assertThat(redis.pttl(keys.healthQueues())).isPositive();
+        assertThat(redis.pttl(HealthPublisher.key(keys))).isPositive();
 
         // Both pass again and again: the stored computedAt never advances by less than a period.
         List<Long> writes = new ArrayList<>(List.of(Long.parseLong(hash.get("computedAt"))));
@@ -270,7 +273,7 @@ class QueueHealthMonitorIT {
             boolean wroteB = b.pass();
             assertThat(wroteA && wroteB).as("both in one round").isFalse();
             if (wroteA || wroteB) {
-                writes.add(Long.parseLong(redis.hget(keys.healthQueues(), "computedAt")));
+                writes.add(Long.parseLong(redis.hget(HealthPublisher.key(keys), "computedAt")));
             }
             Thread.sleep(20); // pacing only: the assertions hold for any timing
         }
@@ -282,7 +285,7 @@ class QueueHealthMonitorIT {
         // When the writer stops, the other takes over.
         a.close();
         await().atMost(Duration.ofSeconds(10)).until(b::pass);
-        assertThat(redis.hget(keys.healthQueues(), "instance")).isEqualTo(OTHER);
+        assertThat(redis.hget(HealthPublisher.key(keys), "instance")).isEqualTo(OTHER);
     }
 
     @Test
@@ -290,6 +293,6 @@ class QueueHealthMonitorIT {
         monitor(HERE, HealthSettings.with(Duration.ofMillis(200), Duration.ofMinutes(5), Duration.ofSeconds(30),
                 Duration.ofMinutes(15))).start();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> redis.hget(keys.healthQueues(), "instance") != null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> redis.hget(HealthPublisher.key(keys), "instance") != null);
     }
 }

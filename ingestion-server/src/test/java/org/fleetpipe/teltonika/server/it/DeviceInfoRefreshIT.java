@@ -13,6 +13,7 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacket;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
@@ -34,7 +35,7 @@ class DeviceInfoRefreshIT {
 
     private static final Duration INFO_TTL = Duration.ofDays(7);
 
-    private final RedisKeys keys = new RedisKeys("");
+    private final IngestKeys keys = new IngestKeys(new RedisKeys(""));
     private StatefulRedisConnection<String, String> connection;
     private RedisCommands<String, String> commands;
     private RedisTelemetryWriter writer;

@@ -21,6 +21,7 @@ import org.fleetpipe.teltonika.codec.avl.AvlPacketView;
 import org.fleetpipe.teltonika.codec.avl.AvlRecord;
 import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
@@ -53,7 +54,8 @@ class TelemetryBatchIT {
     void connect(RedisFixture redis) {
         connection = redis.client().connect();
         commands = redis.client().connect().sync();
-        writer = new RedisTelemetryWriter(connection.async(), new RedisKeys(""), new TelemetryEntryMapper("batch-1"),
+        writer = new RedisTelemetryWriter(connection.async(), new IngestKeys(new RedisKeys("")),
+                new TelemetryEntryMapper("batch-1"),
                 new TelemetryWriteSettings(Duration.ofHours(1), 128, Duration.ofDays(7)));
     }
 

@@ -30,6 +30,7 @@ import org.fleetpipe.teltonika.codec.testing.RandomAvl;
 import org.fleetpipe.teltonika.redis.RedisEndpoint;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.redis.TransactionPipe;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.server.ingest.RedisTelemetryWriter;
 import org.fleetpipe.teltonika.server.ingest.ResendGuard;
 import org.fleetpipe.teltonika.server.ingest.TelemetryEntryMapper;
@@ -53,7 +54,7 @@ class TelemetryBlockIT {
     private static final long RX = 1_700_000_000_000L;
     private static final int CAP = 20;
 
-    private final RedisKeys keys = new RedisKeys("");
+    private final IngestKeys keys = new IngestKeys(new RedisKeys(""));
     private MultiThreadIoEventLoopGroup group;
     private EventLoop loop;
     private TelemetryLanes lanes;

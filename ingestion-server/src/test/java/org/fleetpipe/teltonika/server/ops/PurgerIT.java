@@ -11,7 +11,9 @@ import java.util.Map;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
 import org.fleetpipe.teltonika.server.command.CommandExpiry;
+import org.fleetpipe.teltonika.server.command.CommandKeys;
 import org.fleetpipe.teltonika.server.command.CommandSettings;
+import org.fleetpipe.teltonika.server.ingest.RedisFrameDeadLetters;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
@@ -31,6 +33,7 @@ class PurgerIT {
             3, Duration.ofSeconds(5), false);
 
     private final RedisKeys keys = new RedisKeys("");
+    private final CommandKeys commandKeys = new CommandKeys(keys);
     private StatefulRedisConnection<String, String> connection;
     private RedisCommands<String, String> redis;
     private SimpleMeterRegistry meters;
@@ -67,16 +70,18 @@ class PurgerIT {
     /** One frame dead letter past its TTL and a fresh one, an orphaned command, and a queued command past its TTL. */
     private void seed() {
         long old = System.currentTimeMillis() - Duration.ofDays(30).toMillis();
-        redis.zadd(keys.frameDeadLetters(), old, "{\"reason\":\"bad-crc\",\"at\":" + old + "}");
-        redis.zadd(keys.frameDeadLetters(), System.currentTimeMillis(), "{\"reason\":\"bad-crc\",\"fresh\":true}");
-        redis.hset(keys.command("lost-1"), Map.of("id", "lost-1", "imei", IMEI, "codec", "12", "command", "getinfo",
+        redis.zadd(RedisFrameDeadLetters.key(keys), old, "{\"reason\":\"bad-crc\",\"at\":" + old + "}");
+        redis.zadd(RedisFrameDeadLetters.key(keys), System.currentTimeMillis(),
+                "{\"reason\":\"bad-crc\",\"fresh\":true}");
+        redis.hset(commandKeys.command("lost-1"), Map.of("id", "lost-1", "imei", IMEI, "codec", "12", "command",
+                "getinfo",
                 "status", "queued", "history", "[]",
                 "expires_at", Long.toString(System.currentTimeMillis() + 3_600_000)));
-        redis.hset(keys.command("expiring"), Map.of("id", "expiring", "imei", IMEI, "codec", "12", "command",
+        redis.hset(commandKeys.command("expiring"), Map.of("id", "expiring", "imei", IMEI, "codec", "12", "command",
                 "getinfo", "status", "queued", "history", "[]",
                 "expires_at", Long.toString(System.currentTimeMillis() - 1)));
-        redis.rpush(keys.commandQueue(IMEI), "expiring");
-        redis.zadd(keys.commandsQueued(), 1, IMEI);
+        redis.rpush(commandKeys.commandQueue(IMEI), "expiring");
+        redis.zadd(commandKeys.commandsQueued(), 1, IMEI);
     }
 
     private double removed(String what, String mode) {
@@ -93,11 +98,11 @@ class PurgerIT {
 
         await().atMost(TIMEOUT).until(() -> passes("dry-run") >= 3);
 
-        assertThat(redis.zrange(keys.frameDeadLetters(), 0, -1)).as("DLQ_TTL holds whatever PURGE_MODE says")
+        assertThat(redis.zrange(RedisFrameDeadLetters.key(keys), 0, -1)).as("DLQ_TTL holds whatever PURGE_MODE says")
                 .containsExactly("{\"reason\":\"bad-crc\",\"fresh\":true}");
         assertThat(removed("frame-dead-letter", "live")).as("removed once, then nothing is left").isEqualTo(1);
-        assertThat(redis.hget(keys.command("lost-1"), "status")).isEqualTo("queued");
-        assertThat(redis.zcard(keys.commandDeadLetters())).isZero();
+        assertThat(redis.hget(commandKeys.command("lost-1"), "status")).isEqualTo("queued");
+        assertThat(redis.zcard(commandKeys.commandDeadLetters())).isZero();
         assertThat(removed("orphaned-command", "dry-run")).as("each pass counts what it would fail")
                 .isGreaterThanOrEqualTo(3);
         assertThat(removed("orphaned-command", "live")).isZero();
@@ -110,15 +115,15 @@ class PurgerIT {
 
         await().atMost(TIMEOUT).until(() -> passes("live") >= 2);
 
-        assertThat(redis.zcard(keys.frameDeadLetters())).isEqualTo(1);
-        assertThat(redis.hget(keys.command("lost-1"), "reason")).isEqualTo("orphaned");
-        assertThat(redis.zcard(keys.commandDeadLetters())).isEqualTo(1);
+        assertThat(redis.zcard(RedisFrameDeadLetters.key(keys))).isEqualTo(1);
+        assertThat(redis.hget(commandKeys.command("lost-1"), "reason")).isEqualTo("orphaned");
+        assertThat(redis.zcard(commandKeys.commandDeadLetters())).isEqualTo(1);
         assertThat(removed("frame-dead-letter", "live")).as("removed once, then nothing is left").isEqualTo(1);
         assertThat(removed("orphaned-command", "live")).isEqualTo(1);
         assertThat(removed("frame-dead-letter", "dry-run")).isZero();
-        assertThat(redis.hget(keys.command("expiring"), "status"))
+        assertThat(redis.hget(commandKeys.command("expiring"), "status"))
                 .as("a queued command past its TTL is the command sweep's, never the purge's").isEqualTo("queued");
-        assertThat(redis.lrange(keys.commandQueue(IMEI), 0, -1)).containsExactly("expiring");
+        assertThat(redis.lrange(commandKeys.commandQueue(IMEI), 0, -1)).containsExactly("expiring");
     }
 
     @Test
@@ -126,9 +131,9 @@ class PurgerIT {
         purger(PurgeMode.OFF).start();
 
         await().atMost(TIMEOUT).until(() -> passes("off") >= 2);
-        assertThat(redis.zcard(keys.frameDeadLetters())).isEqualTo(1);
+        assertThat(redis.zcard(RedisFrameDeadLetters.key(keys))).isEqualTo(1);
         assertThat(removed("frame-dead-letter", "live")).isEqualTo(1);
-        assertThat(redis.hget(keys.command("lost-1"), "status")).isEqualTo("queued");
+        assertThat(redis.hget(commandKeys.command("lost-1"), "status")).isEqualTo("queued");
         assertThat(removed("orphaned-command", "dry-run") + removed("orphaned-command", "live")).isZero();
         assertThat(passes("dry-run") + passes("live")).isZero();
 
@@ -137,14 +142,14 @@ class PurgerIT {
         assertThat(dry.dryRun()).isTrue();
         assertThat(dry.mode()).isEqualTo(PurgeMode.DRY_RUN);
         assertThat(dry.orphanedCommands()).isEqualTo(1);
-        assertThat(redis.hget(keys.command("lost-1"), "status")).isEqualTo("queued");
+        assertThat(redis.hget(commandKeys.command("lost-1"), "status")).isEqualTo("queued");
         assertThat(passes("dry-run")).isEqualTo(1);
 
         PurgeReport live = purger.purgeSoon(false).join();
 
         assertThat(live.mode()).isEqualTo(PurgeMode.LIVE);
         assertThat(live.orphanedCommands()).isEqualTo(1);
-        assertThat(redis.hget(keys.command("lost-1"), "reason")).isEqualTo("orphaned");
-        assertThat(redis.hget(keys.command("expiring"), "status")).isEqualTo("queued");
+        assertThat(redis.hget(commandKeys.command("lost-1"), "reason")).isEqualTo("orphaned");
+        assertThat(redis.hget(commandKeys.command("expiring"), "status")).isEqualTo("queued");
     }
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.redis.PeriodicJobs;
 import org.fleetpipe.teltonika.registry.RedisKeys;
+import org.fleetpipe.teltonika.server.ingest.IngestKeys;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
 import org.fleetpipe.teltonika.server.metrics.IngestionMetrics;
@@ -58,7 +59,7 @@ class StreamRetentionIT {
         StreamRetentionSettings settings = new StreamRetentionSettings(maxLenWithoutGroups, mode, minAge,
                 Duration.ofSeconds(1), 0, 0.85, Duration.ofSeconds(60), 100_000, 0.5, Duration.ofMinutes(5),
                 Duration.ofMinutes(30));
-        return new StreamRetention(connection.async(), new RedisKeys(""), settings,
+        return new StreamRetention(connection.async(), new IngestKeys(new RedisKeys("")), settings,
                 new TelemetryBackpressure((imei, packet, rx, connection, loop) -> null, settings, 10), IngestionMetrics.noop(),
                 Duration.ofSeconds(5), JOBS);
     }
