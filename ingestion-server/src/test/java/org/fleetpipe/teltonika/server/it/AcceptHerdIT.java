@@ -59,16 +59,7 @@ class AcceptHerdIT {
                 device.send(Frames.login(TestImeis.numbered(5000 + i)));
             }
             long connectedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            int loggedIn = 0;
-            for (DeviceClient device : herd) {
-                try {
-                    if (device.readByte() == 1) {
-                        loggedIn++;
-                    }
-                } catch (IOException reset) {
-                    // Closed by the server: not logged in.
-                }
-            }
+            int loggedIn = loggedIn(herd);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf("AcceptHerdIT: 500 connects from one /24 in %d ms, %d logged in after %d ms%n",
                     connectedMillis, loggedIn, millis);
@@ -104,16 +95,7 @@ class AcceptHerdIT {
                 // The herd's pace (load shaping, not a wait for a result).
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
             }
-            int loggedIn = 0;
-            for (DeviceClient device : herd) {
-                try {
-                    if (device.readByte() == 1) {
-                        loggedIn++;
-                    }
-                } catch (IOException reset) {
-                    // Closed by the server: not logged in.
-                }
-            }
+            int loggedIn = loggedIn(herd);
             assertThat(ServerMeters.count(server, "teltonika.accept.refused", "reason", "network-share"))
                     .as("none closed for the network's share: the pace in all had room").isZero();
             assertThat(loggedIn).as("every device of the herd logs in on its first connection").isEqualTo(600);
@@ -175,6 +157,21 @@ class AcceptHerdIT {
         for (Future<?> f : floods) {
             f.get();
         }
+    }
+
+    /** How many of {@code herd} read their login answer {@code 01}; a connection the server closed did not. */
+    private static int loggedIn(List<DeviceClient> herd) {
+        int loggedIn = 0;
+        for (DeviceClient device : herd) {
+            try {
+                if (device.readByte() == 1) {
+                    loggedIn++;
+                }
+            } catch (IOException reset) {
+                // Closed by the server: not logged in.
+            }
+        }
+        return loggedIn;
     }
 
     /**
