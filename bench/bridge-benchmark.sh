@@ -4,9 +4,12 @@
 # bridge's settings; HTTP POSTs of 500 JSON lines from 4 threads), then by a bridge reading them
 # from the stream, delivering and acknowledging. Kafka is a real broker in the same JVM (KRaft),
 # HTTP a JDK server that counts lines; Redis is REDIS_URL or a local redis-server started here.
+# postgres: a real PostgreSQL started from embedded-postgres' binaries (the test dependency, from
+# ~/.m2; as root run in a user namespace), the bare client one JDBC connection per lane writing
+# the sink's own statement (a batch as one jsonb array, ON CONFLICT DO NOTHING) into its own table.
 # Everything on loopback. About a minute for 200,000 records.
 #
-# Usage: bench/bridge-benchmark.sh [records=200000] [sinks=kafka,http]
+# Usage: bench/bridge-benchmark.sh [records=200000] [sinks=kafka,http] (sinks: kafka, http, postgres, none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records=${1:-200000}

@@ -79,6 +79,8 @@ public final class Bridge implements AutoCloseable {
 
     /** Connects, creates or moves the group, and starts reading. */
     public void start() throws IOException {
+        // Before Redis is touched: a sink the bridge can never write leaves the group as it was.
+        sink.prepare();
         redis = RedisConnector.connect(settings.redisUrl(), COMMAND_TIMEOUT);
         StreamKeys keys = StreamKeys.read(redis.sync(), settings.namespace(), settings.group(),
                 settings.partitions());

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.fleetpipe.teltonika.bridge.BridgeSettings.SinkKind;
 import org.fleetpipe.teltonika.bridge.sink.kafka.KafkaSasl;
+import org.fleetpipe.teltonika.bridge.sink.postgres.PostgresUrls;
 import org.fleetpipe.teltonika.bridge.stream.GroupStart;
 import org.fleetpipe.teltonika.cli.DurationConverter;
 import org.fleetpipe.teltonika.payload.TelemetryLayout;
@@ -17,12 +18,12 @@ import picocli.CommandLine.Option;
 
 /** The bridge's command line; every option also has an environment variable, for Kubernetes. */
 @Command(name = "bridge", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Delivers the telemetry stream to Kafka, an HTTP endpoint or MQTT, acknowledging a stream"
+        description = "Delivers the telemetry stream to Kafka, an HTTP endpoint, MQTT or PostgreSQL, acknowledging a stream"
                 + " entry only after the sink confirmed its record.")
 final class BridgeCommand {
 
     @Option(names = "--sink", required = true, defaultValue = "${env:BRIDGE_SINK}",
-            description = "kafka, http or mqtt (BRIDGE_SINK)")
+            description = "kafka, http, mqtt or postgres (BRIDGE_SINK)")
     String sink;
 
     @Option(names = "--redis-url", defaultValue = "${env:REDIS_URL}",
@@ -132,7 +133,8 @@ final class BridgeCommand {
                     + " KAFKA_SASL_PASSWORD (KAFKA_SASL_PASSWORD_FILE)")
     String kafkaSaslPasswordFile;
 
-    @Option(names = "--url", defaultValue = "${env:BRIDGE_URL}", description = "http: where to POST (BRIDGE_URL)")
+    @Option(names = "--url", defaultValue = "${env:BRIDGE_URL}", description = "http: where to POST; postgres: the"
+            + " JDBC URL, jdbc:postgresql://host:5432/db?sslmode=verify-full, no password in it (BRIDGE_URL)")
     String url;
 
     @Option(names = "--http-timeout", defaultValue = "${env:BRIDGE_HTTP_TIMEOUT:-10s}",
@@ -171,13 +173,29 @@ final class BridgeCommand {
             description = "mqtt: the protocol, 3.1.1 or 5 (MQTT_VERSION, 3.1.1)")
     String mqttVersion;
 
+    @Option(names = "--table", defaultValue = "${env:BRIDGE_TABLE:-telemetry}",
+            description = "postgres: the table, or schema.table; created when missing (BRIDGE_TABLE, telemetry)")
+    String table;
+
+    @Option(names = "--postgres-user", defaultValue = "${env:POSTGRES_USER}",
+            description = "postgres: the user; the password from POSTGRES_PASSWORD or --postgres-password-file, never"
+                    + " an option or the URL (POSTGRES_USER)")
+    String postgresUser;
+
+    @Option(names = "--postgres-password-file", defaultValue = "${env:POSTGRES_PASSWORD_FILE}",
+            description = "postgres: a file holding the password, such as a mounted Secret; or set POSTGRES_PASSWORD"
+                    + " (POSTGRES_PASSWORD_FILE)")
+    String postgresPasswordFile;
+
     /** Checks the options against each other and names the first problem. */
     BridgeSettings settings(Map<String, String> environment) {
         SinkKind kind = switch (sink == null ? "" : sink.trim()) {
             case "kafka" -> SinkKind.KAFKA;
             case "http" -> SinkKind.HTTP;
             case "mqtt" -> SinkKind.MQTT;
-            default -> throw new IllegalArgumentException("--sink must be kafka, http or mqtt, got '" + sink + "'");
+            case "postgres" -> SinkKind.POSTGRES;
+            default -> throw new IllegalArgumentException("--sink must be kafka, http, mqtt or postgres, got '" + sink
+                    + "'");
         };
         require(redisUrl != null && !redisUrl.isBlank(), "REDIS_URL (or --redis-url) is required");
         require(partitions == null || (partitions >= 1 && partitions <= TelemetryLayout.MAX_PARTITIONS),
@@ -191,6 +209,7 @@ final class BridgeCommand {
         BridgeSettings.Kafka kafka = null;
         BridgeSettings.Http http = null;
         BridgeSettings.Mqtt mqtt = null;
+        BridgeSettings.Postgres postgres = null;
         switch (kind) {
             case KAFKA -> {
                 require(bootstrapServers != null && !bootstrapServers.isBlank(),
@@ -204,8 +223,12 @@ final class BridgeCommand {
                 if (kafkaSaslMechanism != null && !kafkaSaslMechanism.isBlank()) {
                     require(kafkaSaslUsername != null && !kafkaSaslUsername.isBlank(),
                             "--kafka-sasl-username (or KAFKA_SASL_USERNAME) is required with --kafka-sasl-mechanism");
-                    properties.putAll(KafkaSasl.properties(kafkaSaslMechanism, kafkaSaslUsername.trim(),
-                            saslPassword(environment), kafkaProperties));
+                    String password = password(environment.get("KAFKA_SASL_PASSWORD"), "KAFKA_SASL_PASSWORD",
+                            kafkaSaslPasswordFile, "--kafka-sasl-password-file");
+                    require(password != null, "--kafka-sasl-mechanism needs a password: KAFKA_SASL_PASSWORD or"
+                            + " --kafka-sasl-password-file");
+                    properties.putAll(KafkaSasl.properties(kafkaSaslMechanism, kafkaSaslUsername.trim(), password,
+                            kafkaProperties));
                 }
                 kafka = new BridgeSettings.Kafka(bootstrapServers, orDefault(topic, "teltonika.records"),
                         Map.copyOf(properties));
@@ -251,32 +274,48 @@ final class BridgeCommand {
                         password == null || password.isEmpty() ? null : password.toCharArray(), mqttMaxInFlight,
                         mqttTimeout, mqttMaxPayload, "5".equals(mqttVersion) ? 5 : 3);
             }
+            case POSTGRES -> {
+                require(url != null && !url.isBlank(), "--url (or BRIDGE_URL) is required with --sink postgres");
+                String jdbc = url.trim();
+                require(jdbc.startsWith("jdbc:postgresql:"), "--url for postgres must be jdbc:postgresql://host:port/db,"
+                        + " got '" + PostgresUrls.withoutSecrets(jdbc) + "'");
+                // The URL is an option, so on the command line or in a pod spec: no secret may be in it.
+                require(!PostgresUrls.holdsSecret(jdbc), "--url holds a password, which the command line shows to"
+                        + " anyone on the host: give it in POSTGRES_PASSWORD or --postgres-password-file, the user in"
+                        + " --postgres-user");
+                String tableName = table == null ? "" : table.trim();
+                require(PostgresUrls.validTable(tableName), "--table must be a lower-case name or schema.name"
+                        + " (letters, digits, _), got '" + table + "'");
+                postgres = new BridgeSettings.Postgres(jdbc, tableName,
+                        postgresUser == null || postgresUser.isBlank() ? null : postgresUser.trim(),
+                        password(environment.get("POSTGRES_PASSWORD"), "POSTGRES_PASSWORD", postgresPasswordFile,
+                                "--postgres-password-file"));
+            }
         }
         return new BridgeSettings(kind, redisUrl.trim(), namespace == null ? "" : namespace, groupName,
                 consumerName(), GroupStart.parseFrom(from), partitions == null ? 0 : partitions, batch, lanes,
                 claimIdle, leaseTtl, maxBackoff, shutdownGrace,
-                deadLetterMax, httpHost, httpPort, kafka, http, mqtt, rebind);
+                deadLetterMax, httpHost, httpPort, kafka, http, mqtt, rebind, postgres);
     }
 
-    /** KAFKA_SASL_PASSWORD, or the file's content without its final line break. */
-    private String saslPassword(Map<String, String> environment) {
-        String fromEnvironment = environment.get("KAFKA_SASL_PASSWORD");
-        boolean file = kafkaSaslPasswordFile != null && !kafkaSaslPasswordFile.isBlank();
-        require(fromEnvironment == null || !file, "give the SASL password once: KAFKA_SASL_PASSWORD or"
-                + " --kafka-sasl-password-file, not both");
-        if (!file) {
-            require(fromEnvironment != null && !fromEnvironment.isEmpty(), "--kafka-sasl-mechanism needs a password:"
-                    + " KAFKA_SASL_PASSWORD or --kafka-sasl-password-file");
-            return fromEnvironment;
+    /**
+     * A password from its environment variable or from a file (its content without the final line
+     * break), never both; null when neither is given.
+     */
+    private static String password(String fromEnvironment, String variable, String file, String fileOption) {
+        boolean fromFile = file != null && !file.isBlank();
+        require(fromEnvironment == null || !fromFile, "give the password once: " + variable + " or " + fileOption
+                + ", not both");
+        if (!fromFile) {
+            return fromEnvironment == null || fromEnvironment.isEmpty() ? null : fromEnvironment;
         }
         try {
-            String text = java.nio.file.Files.readString(java.nio.file.Path.of(kafkaSaslPasswordFile.trim()));
+            String text = java.nio.file.Files.readString(java.nio.file.Path.of(file.trim()));
             String password = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
-            require(!password.isEmpty(), "--kafka-sasl-password-file " + kafkaSaslPasswordFile + " is empty");
+            require(!password.isEmpty(), fileOption + " " + file + " is empty");
             return password;
         } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("cannot read --kafka-sasl-password-file " + kafkaSaslPasswordFile
-                    + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("cannot read " + fileOption + " " + file + ": " + e.getMessage(), e);
         }
     }
 

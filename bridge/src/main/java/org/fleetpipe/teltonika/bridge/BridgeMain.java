@@ -6,6 +6,7 @@ import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.sink.http.HttpSink;
 import org.fleetpipe.teltonika.bridge.sink.kafka.KafkaSink;
 import org.fleetpipe.teltonika.bridge.sink.mqtt.MqttSink;
+import org.fleetpipe.teltonika.bridge.sink.postgres.PostgresSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -85,6 +86,9 @@ public final class BridgeMain {
                     settings.mqtt().topicTemplate(), settings.mqtt().username(), settings.mqtt().password(),
                     settings.mqtt().maxInFlight(), settings.mqtt().timeout(), settings.mqtt().maxPayload(),
                     settings.mqtt().version());
+            case POSTGRES -> new PostgresSink(settings.postgres().url(), settings.postgres().table(),
+                    settings.postgres().user(), settings.postgres().password(),
+                    "teltonika-bridge-" + settings.consumer() + clientIdSuffix);
         };
     }
 }

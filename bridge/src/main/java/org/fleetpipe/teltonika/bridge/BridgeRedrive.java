@@ -23,6 +23,15 @@ final class BridgeRedrive {
     private BridgeRedrive() {}
 
     static DeadLetterRedrive.Result run(BridgeSettings settings, Sink sink) throws InterruptedException {
+        try {
+            return runPrepared(settings, sink);
+        } finally {
+            sink.close();
+        }
+    }
+
+    private static DeadLetterRedrive.Result runPrepared(BridgeSettings settings, Sink sink) throws InterruptedException {
+        sink.prepare();
         try (RedisConnector redis = RedisConnector.connect(settings.redisUrl(), Duration.ofSeconds(10))) {
             StreamKeys keys = StreamKeys.read(redis.sync(), settings.namespace(), settings.group(),
                     settings.partitions());
@@ -31,8 +40,6 @@ final class BridgeRedrive {
             BridgeMetrics metrics = new BridgeMetrics(new SimpleMeterRegistry(), sink.name(), settings.group(), () -> 0);
             return new DeadLetterRedrive(redis.sync(), keys, sink, maker,
                     new Backoff(Duration.ofMillis(100), settings.maxBackoff()), metrics, settings.batch()).run();
-        } finally {
-            sink.close();
         }
     }
 }

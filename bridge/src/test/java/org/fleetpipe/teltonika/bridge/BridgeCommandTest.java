@@ -99,7 +99,7 @@ class BridgeCommandTest {
     @Test
     void badValues_areRefusedWithALineNamingTheOption() {
         assertThatThrownBy(() -> parse(Map.of(), "--sink", "amqp", "--redis-url", "redis://x:1"))
-                .hasMessageContaining("--sink must be kafka, http or mqtt");
+                .hasMessageContaining("--sink must be kafka, http, mqtt or postgres");
         assertThatThrownBy(() -> parse(Map.of(), "--sink", "kafka"))
                 .hasMessageContaining("REDIS_URL");
         assertThatThrownBy(() -> parse(Map.of(), "--sink", "kafka", "--redis-url", "redis://x:1"))
@@ -148,6 +148,54 @@ class BridgeCommandTest {
                 .hasMessageContaining("holds a secret");
         assertThatThrownBy(() -> new CommandLine(new BridgeCommand()).parseArgs(java.util.stream.Stream.concat(
                 java.util.Arrays.stream(kafka), java.util.stream.Stream.of("--kafka-sasl-password", "x"))
+                .toArray(String[]::new)))
+                .as("there is no such option").isInstanceOf(CommandLine.UnmatchedArgumentException.class);
+    }
+
+    @Test
+    void postgres_thePasswordComesFromTheEnvironmentOrAFile_neverTheUrl_andTheBindingShowsNoSecret() throws Exception {
+        String[] postgres = {"--sink", "postgres", "--redis-url", "redis://x:1", "--url",
+            "jdbc:postgresql://db1:5432,db2:5432/fleet?sslmode=verify-full&targetServerType=primary",
+            "--postgres-user", "bridge"};
+        BridgeSettings settings = parse(Map.of("POSTGRES_PASSWORD", "s3cret"), postgres);
+        assertThat(settings.group()).isEqualTo("postgres");
+        assertThat(settings.postgres().table()).isEqualTo("telemetry");
+        assertThat(settings.postgres().user()).isEqualTo("bridge");
+        assertThat(settings.postgres().password()).isEqualTo("s3cret");
+        assertThat(settings.postgres().toString()).doesNotContain("s3cret");
+        assertThat(settings.sinkTarget()).isEqualTo("postgres jdbc:postgresql://db1:5432,db2:5432/fleet table=telemetry");
+        assertThat(parse(Map.of(), postgres).postgres().password()).as("trust or certificate login").isNull();
+
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("pg", ".txt");
+        try {
+            java.nio.file.Files.writeString(file, "from-a-file\n");
+            String[] withFile = java.util.stream.Stream.concat(java.util.Arrays.stream(postgres),
+                    java.util.stream.Stream.of("--postgres-password-file", file.toString(), "--table", "fleet.positions"))
+                    .toArray(String[]::new);
+            BridgeSettings fromFile = parse(Map.of(), withFile);
+            assertThat(fromFile.postgres().password()).isEqualTo("from-a-file");
+            assertThat(fromFile.sinkTarget()).endsWith("/fleet table=fleet.positions");
+            assertThatThrownBy(() -> parse(Map.of("POSTGRES_PASSWORD", "x"), withFile))
+                    .hasMessageContaining("give the password once: POSTGRES_PASSWORD or --postgres-password-file");
+        } finally {
+            java.nio.file.Files.delete(file);
+        }
+
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "postgres", "--redis-url", "redis://x:1", "--url",
+                "jdbc:postgresql://db/fleet?user=bridge&password=s3cret")).hasMessageContaining("--url holds a password")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "postgres", "--redis-url", "redis://x:1", "--url",
+                "jdbc:postgresql://db/fleet?sslpassword=k")).hasMessageContaining("--url holds a password");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "postgres", "--redis-url", "redis://x:1", "--url",
+                "jdbc:postgresql://bridge:s3cret@db/fleet")).hasMessageContaining("--url holds a password");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "postgres", "--redis-url", "redis://x:1"))
+                .hasMessageContaining("--url (or BRIDGE_URL) is required with --sink postgres");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "postgres", "--redis-url", "redis://x:1", "--url",
+                "postgres://db/fleet")).hasMessageContaining("--url for postgres must be jdbc:postgresql://");
+        assertThatThrownBy(() -> parse(Map.of(), "--sink", "postgres", "--redis-url", "redis://x:1", "--url",
+                "jdbc:postgresql://db/fleet", "--table", "Telemetry; DROP TABLE x")).hasMessageContaining("--table must be");
+        assertThatThrownBy(() -> new CommandLine(new BridgeCommand()).parseArgs(java.util.stream.Stream.concat(
+                java.util.Arrays.stream(postgres), java.util.stream.Stream.of("--postgres-password", "x"))
                 .toArray(String[]::new)))
                 .as("there is no such option").isInstanceOf(CommandLine.UnmatchedArgumentException.class);
     }

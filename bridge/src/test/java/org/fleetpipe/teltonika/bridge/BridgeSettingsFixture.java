@@ -54,11 +54,18 @@ final class BridgeSettingsFixture {
                         Duration.ofSeconds(2), maxPayload, version));
     }
 
+    /** A PostgreSQL sink writing {@code table} as the user postgres (no password: the test server trusts). */
+    static BridgeSettings postgres(String redisUrl, String consumer, String jdbcUrl, String table) {
+        return new BridgeSettings(BridgeSettings.SinkKind.POSTGRES, redisUrl, "", "postgres", consumer, Optional.empty(),
+                0, 100, 4, Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofMillis(500), Duration.ofSeconds(5), 1000,
+                "127.0.0.1", 0, null, null, null, false, new BridgeSettings.Postgres(jdbcUrl, table, "postgres", null));
+    }
+
     /** The same settings with {@code --from} as given on the command line. */
     static BridgeSettings withFrom(BridgeSettings s, String from) {
         return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(),
                 org.fleetpipe.teltonika.bridge.stream.GroupStart.parseFrom(from), s.partitions(), s.batch(), s.lanes(),
                 s.claimIdle(), s.leaseTtl(), s.maxBackoff(), s.shutdownGrace(), s.deadLetterMax(), s.httpHost(),
-                s.httpPort(), s.kafka(), s.http(), s.mqtt());
+                s.httpPort(), s.kafka(), s.http(), s.mqtt(), s.rebind(), s.postgres());
     }
 }

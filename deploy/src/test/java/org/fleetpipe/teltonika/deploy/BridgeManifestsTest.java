@@ -35,7 +35,7 @@ class BridgeManifestsTest {
     private static final String JDK_JAVA_OPTIONS = "JDK_JAVA_OPTIONS";
     /** Settings that must never be literals in git. */
     private static final Set<String> SECRETS = Set.of("REDIS_URL", "BRIDGE_HTTP_AUTHORIZATION", "MQTT_PASSWORD",
-            "KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD");
+            "KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD", "POSTGRES_PASSWORD");
     /**
      * After BRIDGE_SHUTDOWN_GRACE the bridge still waits up to 5 s for its reader, closes the sink
      * (the Kafka producer up to 5 s) and Redis: 15 s before the kubelet's SIGKILL.
@@ -50,7 +50,7 @@ class BridgeManifestsTest {
                 "BRIDGE_CONSUMER", "BRIDGE_SHUTDOWN_GRACE", "BRIDGE_HTTP_PORT", "KAFKA_BOOTSTRAP_SERVERS", "BRIDGE_URL",
                 "MQTT_URL", "LOG_LEVEL");
         assertThat(BRIDGE.directEnv()).containsExactlyInAnyOrder("BRIDGE_HTTP_AUTHORIZATION", "MQTT_PASSWORD",
-                "KAFKA_SASL_PASSWORD");
+                "KAFKA_SASL_PASSWORD", "POSTGRES_PASSWORD");
         assertThat(BRIDGE.value(Map.of(), "BRIDGE_SHUTDOWN_GRACE")).isEqualTo("20s");
         assertThat(BRIDGE.value(Map.of(), "BRIDGE_HTTP_PORT")).isEqualTo("8090");
         assertThat(BRIDGE.httpPaths()).contains("/metrics", "/health/live", "/health/ready");
@@ -59,7 +59,7 @@ class BridgeManifestsTest {
     @Test
     void deployments_whenRendered_thenOnePerSinkWithTwoReplicasEachSelectingOnlyItsOwnPods() {
         assertThat(M.all("Deployment")).extracting(d -> d.path("metadata").path("name").asText())
-                .containsExactlyInAnyOrder("bridge-kafka", "bridge-http", "bridge-mqtt");
+                .containsExactlyInAnyOrder("bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres");
         for (ObjectNode d : M.all("Deployment")) {
             String name = d.path("metadata").path("name").asText();
             String sink = name.substring("bridge-".length());
@@ -76,7 +76,7 @@ class BridgeManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void envNames_whenRendered_thenTheBridgeReadsEveryOne(String deployment) {
         ObjectNode d = M.get("Deployment", deployment);
         JsonNode c = container(d);
@@ -107,7 +107,7 @@ class BridgeManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void sinkSettings_whenRendered_thenTheOnesItsSinkRequiresAreSet(String deployment) {
         Map<String, String> env = literalEnv(M.get("Deployment", deployment));
         switch (env.get("BRIDGE_SINK")) {
@@ -117,6 +117,12 @@ class BridgeManifestsTest {
                 assertThat(env.get("MQTT_URL")).matches("(tcp|ssl)://.+");
                 assertThat(env.getOrDefault("BRIDGE_TOPIC", "teltonika/{imei}/records")).contains("{imei}");
             }
+            case "postgres" -> {
+                // The URL is a literal in git: TLS verified, and no password (the bridge refuses one).
+                assertThat(env.get("BRIDGE_URL")).startsWith("jdbc:postgresql://").contains("sslmode=verify-full")
+                        .doesNotContainIgnoringCase("password");
+                assertThat(BRIDGE.value(env, "BRIDGE_TABLE")).isNotBlank();
+            }
             default -> throw new AssertionError(deployment + ": BRIDGE_SINK " + env.get("BRIDGE_SINK"));
         }
         // One group per sink, named like it: dlq:bridge:<group> and the alerts' group label follow.
@@ -124,7 +130,7 @@ class BridgeManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void consumer_whenRendered_thenComesFromThePodNameViaTheDownwardApi(String deployment) {
         JsonNode env = env(container(M.get("Deployment", deployment)), "BRIDGE_CONSUMER");
 
@@ -133,7 +139,7 @@ class BridgeManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void secrets_whenRendered_thenComeFromSecretKeysAndNeverFromLiteralsOrConfigMaps(String deployment) {
         JsonNode c = container(M.get("Deployment", deployment));
         JsonNode redis = env(c, "REDIS_URL").path("valueFrom").path("secretKeyRef");
@@ -160,6 +166,8 @@ class BridgeManifestsTest {
                 .path("valueFrom").path("secretKeyRef").path("key").asText()).isNotEmpty();
         assertThat(env(container(M.get("Deployment", "bridge-kafka")), "KAFKA_SASL_PASSWORD")
                 .path("valueFrom").path("secretKeyRef").path("key").asText()).isNotEmpty();
+        assertThat(env(container(M.get("Deployment", "bridge-postgres")), "POSTGRES_PASSWORD")
+                .path("valueFrom").path("secretKeyRef").path("key").asText()).isNotEmpty();
         List<String> kafkaArgs = new ArrayList<>();
         container(M.get("Deployment", "bridge-kafka")).path("args").forEach(a -> kafkaArgs.add(a.asText()));
         assertThat(String.join(" ", kafkaArgs)).as("no secret in the arguments: anyone on the node reads them")
@@ -167,7 +175,7 @@ class BridgeManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void portAndProbes_whenRendered_thenTheHealthPortIsBridgeHttpPortAndProbesAskPathsTheBridgeServes(
             String deployment) {
         ObjectNode d = M.get("Deployment", deployment);
@@ -192,7 +200,7 @@ class BridgeManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void terminationGracePeriod_whenRendered_thenCoversBridgeShutdownGracePlusTheRestOfTheStop(String deployment) {
         ObjectNode d = M.get("Deployment", deployment);
         Duration grace = BridgeSource.duration(BRIDGE.value(literalEnv(d), "BRIDGE_SHUTDOWN_GRACE"));
@@ -203,7 +211,7 @@ class BridgeManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void securityContext_whenRendered_thenLikeTheServersNonRootReadOnlyWithAWritableTmpAndResources(String deployment) {
         ObjectNode d = M.get("Deployment", deployment);
         JsonNode pod = Manifests.podSpecOf(d);

@@ -76,7 +76,7 @@ class MemoryBudgetTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt"})
+    @ValueSource(strings = {"bridge-kafka", "bridge-http", "bridge-mqtt", "bridge-postgres"})
     void bridgeJvm_whenDeploymentRendered_thenHeapDirectMetaspaceCodeStacksAndNativeFitTheMemoryLimit(String name)
             throws IOException {
         Manifests m = Manifests.bridges();

@@ -9,8 +9,16 @@ import java.util.List;
  */
 public interface Sink extends AutoCloseable {
 
-    /** The sink's name in metrics and logs: {@code kafka}, {@code http}, {@code mqtt}. */
+    /** The sink's name in metrics and logs: {@code kafka}, {@code http}, {@code mqtt}, {@code postgres}. */
     String name();
+
+    /**
+     * Called once before the first delivery: throws an {@link IllegalStateException} naming what
+     * would make every delivery fail until someone changes the sink (a PostgreSQL table of another
+     * shape), so the bridge does not start. A sink that is away is no reason: its records wait.
+     */
+    default void prepare() {
+    }
 
     /**
      * Sends the records, in their order, and waits until the sink confirmed or refused each one.
