@@ -33,9 +33,11 @@ import org.fleetpipe.teltonika.server.limits.NetworkKey;
  *
  * <p>The network's share is what it is sure of, not a cap while the instance has room: each tenth the
  * waiting networks first take their shares in turn, then the room left of the pace in all goes round
- * the networks still waiting, each up to the places its network has left under the pre-login cap
- * (more would be closed there). A cutover behind one carrier NAT takes the whole pace when nobody
- * else connects, and a quiet network's login still passes the next tenth when ten others flood.
+ * the networks still waiting. Either way a connection goes only while its network has a place left
+ * under the pre-login cap: handed on past it, it would be closed there (pre-login-limit), a
+ * reconnect for a device whose network's logins are merely slow, so it waits here instead. A
+ * cutover behind one carrier NAT takes the whole pace when nobody else connects, and a quiet
+ * network's login still passes the next tenth when ten others flood.
  */
 @ChannelHandler.Sharable
 public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
@@ -73,11 +75,6 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
     private final AddressRateLimit perNetwork;
     private final WaitingAccepts waiting;
     private final NetworkRoom networkRoom;
-    /**
-     * A tick's pre-login places left per network: its {@link #networkRoom} when first asked, less what
-     * the tick handed on (not entered there yet: registration is the event loop's next task).
-     */
-    private final java.util.Map<InetAddress, Integer> placesLeft = new java.util.HashMap<>();
     private final Events events;
     private long sliceStart = Long.MIN_VALUE;
     private int handedOn;
@@ -90,8 +87,8 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
      * @param perNetworkPerSecond  0 (no share per network) or more; a tenth of a second's burst
      * @param maxWaitingPerNetwork connections of one network that may wait; more are closed
      * @param maxWaiting           connections that may wait in all
-     * @param networkRoom          how many more of a network its pre-login cap takes now; bounds what a
-     *                             network gets of the room beyond its share (with a pace in all only)
+     * @param networkRoom          how many more of a network its pre-login cap takes now; a connection
+     *                             goes only while its network has a place, within its share or beyond
      */
     public AcceptRateLimit(int perSecond, int perNetworkPerSecond, int maxWaitingPerNetwork, int maxWaiting,
                            NetworkRoom networkRoom, Events events) {
@@ -138,7 +135,7 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
         InetAddress network = connection.remoteAddress() instanceof InetSocketAddress remote
                 && remote.getAddress() != null ? NetworkKey.of(remote.getAddress()) : NO_NETWORK;
         long now = ctx.executor().ticker().nanoTime();
-        if (!waiting.has(network) && roomInAll(now) && perNetwork.tryAcquire(network)) {
+        if (!waiting.has(network) && roomInAll(now) && hasPlace(network) && perNetwork.tryAcquire(network)) {
             handedOn++;
             networkRoom.handedOn(network);
             ctx.fireChannelRead(connection);
@@ -184,12 +181,11 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
     private void tick(ChannelHandlerContext ctx) {
         tickScheduled = false;
         long now = ctx.executor().ticker().nanoTime();
-        placesLeft.clear();
         waiting.release(Integer.MAX_VALUE,
-                network -> roomInAll(now) && perNetwork.tryAcquire(network) && takePlace(network, true), this::handOn);
+                network -> roomInAll(now) && hasPlace(network) && perNetwork.tryAcquire(network), this::handOn);
         if (perSlice > 0 && waiting.size() > 0 && roomInAll(now)) {
             // Without a pace in all there is no room to share out: the shares are all there is.
-            waiting.release(Integer.MAX_VALUE, network -> roomInAll(now) && takePlace(network, false), this::handOn);
+            waiting.release(Integer.MAX_VALUE, network -> roomInAll(now) && hasPlace(network), this::handOn);
         }
         if (!waiting.full() && !paused.isEmpty()) {
             for (Channel listener : paused) {
@@ -203,19 +199,11 @@ public final class AcceptRateLimit extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Counts a hand-on against {@code network}'s pre-login places this tick; within its share
-     * ({@code always}) it goes whatever is left, beyond it only while places are left.
+     * Whether {@code network} has a pre-login place for one more connection; each hand-on counts
+     * against it at once ({@link NetworkRoom#handedOn}), before the connection arrives there.
      */
-    private boolean takePlace(InetAddress network, boolean always) {
-        if (perSlice == 0) {
-            return always;
-        }
-        int left = placesLeft.computeIfAbsent(network, networkRoom::room);
-        if (left <= 0 && !always) {
-            return false;
-        }
-        placesLeft.put(network, left - 1);
-        return true;
+    private boolean hasPlace(InetAddress network) {
+        return networkRoom.room(network) > 0;
     }
 
     private void handOn(WaitingAccepts.Waiting w) {

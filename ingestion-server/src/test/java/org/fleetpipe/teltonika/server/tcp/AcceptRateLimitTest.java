@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
 
 class AcceptRateLimitTest {
@@ -21,6 +25,31 @@ class AcceptRateLimitTest {
     private final AtomicLong shareClock = new AtomicLong();
     /** Pre-login places a network has left; none bound by default. */
     private AcceptRateLimit.NetworkRoom preLoginRoom = AcceptRateLimit.NetworkRoom.UNBOUNDED;
+
+    /** Pre-login places as PreLoginCounts keeps them: a cap per network, one place fewer per hand-on. */
+    private static final class Places implements AcceptRateLimit.NetworkRoom {
+        private final Map<InetAddress, Integer> taken = new HashMap<>();
+        private final ToIntFunction<InetAddress> cap;
+
+        Places(ToIntFunction<InetAddress> cap) {
+            this.cap = cap;
+        }
+
+        @Override
+        public int room(InetAddress network) {
+            return Math.max(0, cap.applyAsInt(network) - taken.getOrDefault(network, 0));
+        }
+
+        @Override
+        public void handedOn(InetAddress network) {
+            taken.merge(network, 1, Integer::sum);
+        }
+
+        /** The connections handed on so far logged in: their places are free again. */
+        void loggedIn() {
+            taken.clear();
+        }
+    }
     private final AcceptRateLimit.Events events = new AcceptRateLimit.Events() {
         @Override
         public void deferred() {
@@ -102,16 +131,21 @@ class AcceptRateLimitTest {
 
     @Test
     void oneNetworkAlone_takesThePaceInAllBeyondItsShare_asFarAsItsPreLoginPlacesGo() {
-        preLoginRoom = network -> 30;
+        Places places = new Places(network -> 30);
+        preLoginRoom = places;
         EmbeddedChannel listener = listener(1_000, 20, 1_000, 1_000);
         for (int i = 0; i < 200; i++) {
             listener.writeInbound(connectionFrom("10.0.0." + (1 + i % 250)));
         }
         assertThat(listener.inboundMessages()).as("a tenth of its share at once").hasSize(2);
 
+        places.loggedIn();
         advance(listener, 100);
         assertThat(listener.inboundMessages()).as("its share's tenth, then the pace's room up to its 30 places")
                 .hasSize(2 + 30);
+        advance(listener, 100);
+        assertThat(listener.inboundMessages()).as("no login meanwhile: no place, nothing more").hasSize(2 + 30);
+        places.loggedIn();
         advance(listener, 100);
         assertThat(listener.inboundMessages()).hasSize(2 + 30 + 30);
         assertThat(refused).isEmpty();
@@ -152,8 +186,10 @@ class AcceptRateLimitTest {
     }
 
     @Test
-    void connections_overTheirNetworksShare_withItsPreLoginPlacesTaken_thenWait_andPastItsWaitingCapAreClosed() {
-        preLoginRoom = network -> 0;
+    void connections_withoutAPreLoginPlaceOrOverTheirNetworksShare_wait_andPastItsWaitingCapAreClosed() {
+        AtomicInteger noisyPlaces = new AtomicInteger(0);
+        preLoginRoom = new Places(network -> network.getHostAddress().equals("10.0.0.0") ? noisyPlaces.get()
+                : Integer.MAX_VALUE);
         EmbeddedChannel listener = listener(1_000, 2, 3, 100);
         List<EmbeddedChannel> noisy = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -163,19 +199,20 @@ class AcceptRateLimitTest {
         EmbeddedChannel device = connectionFrom("10.0.1.1");
         listener.writeInbound(device);
 
-        assertThat(listener.inboundMessages()).as("the /24's share (2 a second: one each half second), and the"
-                + " other network").hasSize(2).contains(device);
-        assertThat(noisy.stream().filter(EmbeddedChannel::isOpen).count()).as("1 handed on, 3 waiting").isEqualTo(4);
-        assertThat(refused).containsOnly("network-share").hasSize(6);
-
+        assertThat(listener.inboundMessages()).as("the other network's; the /24's pre-login places are all taken"
+                + " (its logins are slow): handed on, its connections would be closed there").containsExactly(device);
+        assertThat(noisy.stream().filter(EmbeddedChannel::isOpen).count()).as("3 waiting").isEqualTo(3);
+        assertThat(refused).containsOnly("network-share").hasSize(7);
         for (int tenth = 0; tenth < 10; tenth++) {
             advance(listener, 100);
         }
-        assertThat(listener.inboundMessages()).as("a second later: 2 of the 3 waiting").hasSize(4);
-        for (int tenth = 0; tenth < 5; tenth++) {
-            advance(listener, 100);
-        }
-        assertThat(listener.inboundMessages()).hasSize(5);
+        assertThat(listener.inboundMessages()).as("still no place: they wait").hasSize(1);
+
+        noisyPlaces.set(100);
+        advance(listener, 100);
+        assertThat(listener.inboundMessages()).as("places again: the three waiting go, the share's one and two of"
+                + " the room the pace in all has left").hasSize(4);
+        assertThat(refused).hasSize(7);
         listener.finishAndReleaseAll();
     }
 
