@@ -54,6 +54,16 @@ final class BridgeSettingsFixture {
                         Duration.ofSeconds(2), maxPayload, version));
     }
 
+    /**
+     * The same settings with another {@code --shutdown-grace}: a test whose sink refuses everything to the end
+     * waits the whole grace in its close, for lanes that can finish nothing.
+     */
+    static BridgeSettings withShutdownGrace(BridgeSettings s, Duration grace) {
+        return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(), s.from(),
+                s.partitions(), s.batch(), s.lanes(), s.claimIdle(), s.leaseTtl(), s.maxBackoff(), grace,
+                s.deadLetterMax(), s.httpHost(), s.httpPort(), s.kafka(), s.http(), s.mqtt(), s.rebind());
+    }
+
     /** The same settings with {@code --from} as given on the command line. */
     static BridgeSettings withFrom(BridgeSettings s, String from) {
         return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(),
