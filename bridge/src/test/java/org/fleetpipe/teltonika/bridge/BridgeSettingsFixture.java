@@ -61,6 +61,16 @@ final class BridgeSettingsFixture {
                 "127.0.0.1", 0, null, null, null, false, new BridgeSettings.Postgres(jdbcUrl, table, "postgres", null));
     }
 
+    /**
+     * The same settings with another {@code --shutdown-grace}: a test whose sink refuses everything to the end
+     * waits the whole grace in its close, for lanes that can finish nothing.
+     */
+    static BridgeSettings withShutdownGrace(BridgeSettings s, Duration grace) {
+        return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(), s.from(),
+                s.partitions(), s.batch(), s.lanes(), s.claimIdle(), s.leaseTtl(), s.maxBackoff(), grace,
+                s.deadLetterMax(), s.httpHost(), s.httpPort(), s.kafka(), s.http(), s.mqtt(), s.rebind(), s.postgres());
+    }
+
     /** The same settings with {@code --from} as given on the command line. */
     static BridgeSettings withFrom(BridgeSettings s, String from) {
         return new BridgeSettings(s.sink(), s.redisUrl(), s.namespace(), s.group(), s.consumer(),

@@ -76,8 +76,9 @@ class KafkaBridgeIT {
             throws Exception {
         try (StatefulRedisConnection<String, String> connection = fixture.client().connect()) {
             RedisCommands<String, String> redis = connection.sync();
-            BridgeSettings settings = BridgeSettingsFixture.kafka(fixture.uri(), "k1", kafka.bootstrapServers(),
-                    "no such topic!", Map.of("max.block.ms", "2000"));
+            BridgeSettings settings = BridgeSettingsFixture.withShutdownGrace(BridgeSettingsFixture.kafka(
+                    fixture.uri(), "k1", kafka.bootstrapServers(), "no such topic!", Map.of("max.block.ms", "2000")),
+                    Duration.ofSeconds(1));
             try (Bridge bridge = new Bridge(settings, BridgeMain.sink(settings))) {
                 bridge.start();
                 new TelemetryEntries(redis, "telemetry").addFleet(10, 2, 0);

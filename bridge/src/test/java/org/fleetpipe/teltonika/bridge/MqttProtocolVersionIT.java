@@ -44,7 +44,8 @@ class MqttProtocolVersionIT {
     @Test
     void mqtt5AgainstABrokerWithoutIt_isRefusing_everyRecordPending_nothingDeadLettered(RedisFixture fixture)
             throws Exception {
-        BridgeSettings settings = BridgeSettingsFixture.mqtt(fixture.uri(), "m5", broker.url(), 256 * 1024, 5);
+        BridgeSettings settings = BridgeSettingsFixture.withShutdownGrace(
+                BridgeSettingsFixture.mqtt(fixture.uri(), "m5", broker.url(), 256 * 1024, 5), Duration.ofSeconds(1));
         bridge = new Bridge(settings, BridgeMain.sink(settings));
         bridge.start();
         new TelemetryEntries(redis, "telemetry").addFleet(10, 3, 0);

@@ -230,6 +230,9 @@ public final class LocalRedisServer implements AutoCloseable {
                 "--bind", LOOPBACK.getHostAddress(),
                 "--save", "",
                 "--appendonly", "no",
+                // Redis 7 feeds a new replica diskless and first waits 5 s for more replicas to join the
+                // transfer; a test waiting for its replica to be in sync waited those 5 s every time.
+                "--repl-diskless-sync-delay", "0",
                 "--protected-mode", "no"));
         if (password != null) {
             command.addAll(List.of("--requirepass", password));

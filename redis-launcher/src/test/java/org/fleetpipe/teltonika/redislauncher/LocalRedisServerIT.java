@@ -71,6 +71,15 @@ class LocalRedisServerIT {
     }
 
     @Test
+    void start_thenFeedsANewReplicaAtOnce_withoutRedisSevensFiveSecondWaitForOthers() {
+        LocalRedisServer server = embeddedServer().start();
+        try (StatefulRedisConnection<String, String> connection = client(server).connect()) {
+            assertThat(connection.sync().configGet("repl-diskless-sync-delay"))
+                    .containsEntry("repl-diskless-sync-delay", "0");
+        }
+    }
+
+    @Test
     void start_whenAlreadyRunning_thenKeepsTheSameProcess() {
         LocalRedisServer server = embeddedServer().start();
         try (StatefulRedisConnection<String, String> connection = client(server).connect()) {

@@ -42,6 +42,7 @@ public final class Simulation {
     private Supplier<? extends ChannelHandler> tap;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
+    private volatile boolean sendingEndRequested;
 
     public Simulation(SimulatorOptions options, PrintStream out) {
         this.options = options;
@@ -72,6 +73,14 @@ public final class Simulation {
     /** Ends the run early (Ctrl-C): sending stops and the summary is printed without waiting for ACKs. */
     public void requestStop() {
         stopRequested = true;
+    }
+
+    /**
+     * Ends the sending phase now, as if the duration had passed: unlike {@link #requestStop()} the run still
+     * waits up to --drain for the outstanding ACKs (fault tests end their load once the fault is over).
+     */
+    public void endSending() {
+        sendingEndRequested = true;
     }
 
     /** Waits until {@link #run()} printed its summary; false on timeout. */
@@ -120,7 +129,8 @@ public final class Simulation {
             Progress progress = new Progress(started, stats);
             warmup = new Warmup(started, stats);
             long sendingEnds = started + options.duration().toNanos();
-            while (!stopRequested && System.nanoTime() < sendingEnds && !allSettled(devices)) {
+            while (!stopRequested && !sendingEndRequested && System.nanoTime() < sendingEnds
+                    && !allSettled(devices)) {
                 pause(sendingEnds);
                 warmup.maybeEnd();
                 progress.maybePrint();

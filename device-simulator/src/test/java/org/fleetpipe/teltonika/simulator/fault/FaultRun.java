@@ -1,5 +1,7 @@
 package org.fleetpipe.teltonika.simulator.fault;
 
+import static org.awaitility.Awaitility.await;
+
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
@@ -12,6 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -21,35 +24,43 @@ import org.fleetpipe.teltonika.simulator.cli.SimulatorCommand;
 import org.fleetpipe.teltonika.simulator.run.RunResult;
 import org.fleetpipe.teltonika.simulator.run.Simulation;
 
-/** A simulated fleet behind a "load balancer" over some replicas, recording every acknowledged record. */
+/**
+ * A simulated fleet behind a "load balancer" over some replicas, recording every acknowledged record. The
+ * load runs until the test has played its fault through and calls {@link #finishAfter}: a fixed duration
+ * would have to cover the slowest fault on a busy machine and idle through the rest on a quiet one.
+ */
 final class FaultRun {
 
+    /** A bound only, should a test fail before it ends the load. */
+    private static final int MAX_SECONDS = 180;
+
     private final Set<String> acknowledged;
+    private final Simulation simulation;
     private final CompletableFuture<RunResult> run;
 
-    private FaultRun(Set<String> acknowledged, CompletableFuture<RunResult> run) {
+    private FaultRun(Set<String> acknowledged, Simulation simulation, CompletableFuture<RunResult> run) {
         this.acknowledged = acknowledged;
+        this.simulation = simulation;
         this.run = run;
     }
 
-    /** Starts {@code devices} devices sending 5 records every 200 ms for {@code seconds}. */
-    static FaultRun start(List<InetSocketAddress> replicas, int devices, int seconds) throws Exception {
-        return start(replicas, devices, seconds, null);
+    /** Starts {@code devices} devices sending 5 records every 200 ms until {@link #finishAfter}. */
+    static FaultRun start(List<InetSocketAddress> replicas, int devices) throws Exception {
+        return start(replicas, devices, null);
     }
 
     /** As above, every session tapped by {@code wire} (null: none). */
-    static FaultRun start(List<InetSocketAddress> replicas, int devices, int seconds, WireRecorder wire)
-            throws Exception {
+    static FaultRun start(List<InetSocketAddress> replicas, int devices, WireRecorder wire) throws Exception {
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         Simulation simulation = new Simulation(SimulatorCommand.parse("--host", "127.0.0.1", "--port",
                 Integer.toString(replicas.get(0).getPort()), "--devices", Integer.toString(devices), "--interval",
-                "200ms", "--records", "5", "--codec", "mixed", "--duration", seconds + "s", "--progress", "0s",
+                "200ms", "--records", "5", "--codec", "mixed", "--duration", MAX_SECONDS + "s", "--progress", "0s",
                 "--ack-timeout", "3s", "--backoff-min", "100ms", "--backoff-max", "1s", "--drain", "30s"),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
                 .behindBalancer(replicas)
                 .tapConnections(wire == null ? null : wire::tap)
                 .onAcknowledged((imei, records) -> records.forEach(r -> acknowledged.add(imei + ":" + r.timestamp())));
-        return new FaultRun(acknowledged, CompletableFuture.supplyAsync(() -> {
+        return new FaultRun(acknowledged, simulation, CompletableFuture.supplyAsync(() -> {
             try {
                 return simulation.run();
             } catch (InterruptedException e) {
@@ -63,7 +74,14 @@ final class FaultRun {
         return acknowledged;
     }
 
-    RunResult finish() throws Exception {
+    /**
+     * Once {@code more} records beyond those acknowledged so far are acknowledged too (the fleet carries on
+     * after the fault), ends the sending and waits for the run: it still waits up to --drain for the last ACKs.
+     */
+    RunResult finishAfter(int more) throws Exception {
+        int target = acknowledged.size() + more;
+        await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.size() >= target);
+        simulation.endSending();
         return run.get(120, java.util.concurrent.TimeUnit.SECONDS);
     }
 

@@ -38,7 +38,7 @@ class RedisOutageUnderLoadIT {
                         "REDIS_COMMAND_TIMEOUT", "1s", "API_TOKEN", "redis-outage-0123456789abcdef0123456789abcdef")));
             }
             FaultRun run = FaultRun.start(replicas.stream().map(r -> new InetSocketAddress("127.0.0.1", r.tcpPort))
-                    .toList(), 20, 25);
+                    .toList(), 20);
             await().atMost(Duration.ofSeconds(30)).until(() -> run.acknowledged().size() > 500);
             int before = run.acknowledged().size();
 
@@ -56,7 +56,7 @@ class RedisOutageUnderLoadIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> replicas.stream()
                     .allMatch(r -> FaultRun.readiness(r.httpPort) == 200));
             long readyAgainMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
-            RunResult result = run.finish();
+            RunResult result = run.finishAfter(3000);
 
             Set<String> stored = FaultRun.stored(commands);
             Set<String> lost = new HashSet<>(run.acknowledged());

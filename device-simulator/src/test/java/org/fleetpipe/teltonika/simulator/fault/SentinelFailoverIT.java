@@ -77,6 +77,12 @@ class SentinelFailoverIT {
             LocalRedisServer replica = LocalRedisServer.builder()
                     .args("--replicaof", "127.0.0.1", Integer.toString(primary.port())).build().start();
             open.add(replica);
+            // Attached before the sentinels start, so that their first INFO of the primary names the replica.
+            RedisClient client = RedisClient.create("redis://127.0.0.1:" + primary.port());
+            try (StatefulRedisConnection<String, String> direct = client.connect()) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> direct.sync().info("replication")
+                        .contains("state=online"));
+            }
             List<Integer> sentinelPorts = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 int port = ServerProcess.freePort();
@@ -92,11 +98,6 @@ class SentinelFailoverIT {
             }
             String url = "redis-sentinel://" + String.join(",", sentinelPorts.stream()
                     .map(p -> "127.0.0.1:" + p).toList()) + "/0#mymaster";
-            RedisClient client = RedisClient.create("redis://127.0.0.1:" + primary.port());
-            try (StatefulRedisConnection<String, String> direct = client.connect()) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> direct.sync().info("replication")
-                        .contains("state=online"));
-            }
             // A sentinel learns of replicas from the primary's INFO, every 10 s: one that has not yet
             // seen the replica when the primary dies has nobody to promote.
             for (int port : sentinelPorts) {
@@ -119,7 +120,7 @@ class SentinelFailoverIT {
                 open.add(server);
             }
             FaultRun run = FaultRun.start(servers.stream().map(s -> new InetSocketAddress("127.0.0.1", s.tcpPort))
-                    .toList(), 16, 30, wire);
+                    .toList(), 16, wire);
             wire.mark("devices started");
             await().atMost(Duration.ofSeconds(30)).until(() -> run.acknowledged().size() > 1000);
 
@@ -169,8 +170,16 @@ class SentinelFailoverIT {
                     .args("--replicaof", "127.0.0.1", Integer.toString(newPrimaryPort)).build().start();
             open.add(oldPrimary);
             wire.mark("old primary restarted as a replica of the new one");
+            RedisClient oldPrimaryClient = RedisClient.create("redis://127.0.0.1:" + oldPrimary.port());
+            try (StatefulRedisConnection<String, String> c = oldPrimaryClient.connect()) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> c.sync().info("replication")
+                        .contains("master_link_status:up"));
+            } finally {
+                oldPrimaryClient.shutdown();
+            }
 
-            run.finish();
+            // The devices go on through the old primary's full resync before the load ends.
+            run.finishAfter(2000);
             wire.mark("devices finished");
             RedisClient newPrimary = RedisClient.create("redis://127.0.0.1:" + newPrimaryPort);
             Set<String> stored;

@@ -215,6 +215,43 @@ class SimulationAgainstFakeServerTest {
         }
     }
 
+    @Test
+    void endSending_endsTheRunLongBeforeItsDuration_yetStillWaitsForTheLastAcks() throws Exception {
+        try (DatagramSocket server = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            server.setSoTimeout(15_000);
+            Simulation simulation = new Simulation(SimulatorCommand.parse("--transport", "udp", "--port",
+                    Integer.toString(server.getLocalPort()), "--devices", "1", "--records", "2", "--interval", "100ms",
+                    "--ack-timeout", "5s", "--progress", "0", "--drain", "10s", "--duration", "60s"),
+                    new PrintStream(output, true, StandardCharsets.UTF_8));
+            long started = System.nanoTime();
+            Future<RunResult> run = runner.submit(simulation::run);
+
+            Datagram inFlight = receive(server);
+            simulation.endSending();
+            // Unlike requestStop(), the run goes on draining while a packet waits for its ACK.
+            assertThat(simulation.awaitFinished(java.time.Duration.ofMillis(500))).as("finished before the ACK")
+                    .isFalse();
+            inFlight.ack(server, inFlight.timestamps().size());
+            server.setSoTimeout(200);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!run.isDone() && System.nanoTime() < deadline) {
+                try {
+                    Datagram d = receive(server);
+                    d.ack(server, d.timestamps().size());
+                } catch (SocketTimeoutException idle) {
+                    // the backlog may be sent already: the run is closing
+                }
+            }
+
+            assertThat(run.isDone()).as("the run ended with its sending, long before its 60 s").isTrue();
+            RunResult result = run.get();
+            assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(30);
+            assertThat(result.stats().recordsAcknowledged()).isPositive()
+                    .isEqualTo(result.stats().recordsGenerated());
+            assertThat(result.stats().recordsUnacknowledged()).isZero();
+        }
+    }
+
     private static Datagram receive(DatagramSocket server) throws Exception {
         DatagramPacket datagram = new DatagramPacket(new byte[65_536], 65_536);
         server.receive(datagram);
