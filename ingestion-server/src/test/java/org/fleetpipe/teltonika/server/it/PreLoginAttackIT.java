@@ -51,10 +51,16 @@ class PreLoginAttackIT {
     }
 
     private void start(Duration loginDeadline) throws Exception {
-        server = ItServer.start(redis, false, Map.of("timeouts.login", loginDeadline.toMillis() + "ms",
+        start(loginDeadline, Map.of());
+    }
+
+    private void start(Duration loginDeadline, Map<String, Object> more) throws Exception {
+        Map<String, Object> settings = new java.util.HashMap<>(Map.of("timeouts.login", loginDeadline.toMillis() + "ms",
                 "limits.max-pre-login-connections", IN_ALL,
                 "limits.max-pre-login-connections-per-address", PER_ADDRESS,
                 "limits.max-connections", 500));
+        settings.putAll(more);
+        server = ItServer.start(redis, false, settings);
         tcp = ItServer.loopback(server.tcpAddress());
         steady = SteadyDevices.tcp(tcp, LongStream.rangeClosed(1, 5).mapToObj(TestImeis::numbered).toList(),
                 Duration.ofMillis(50));
@@ -109,13 +115,12 @@ class PreLoginAttackIT {
         byte[] login = Frames.login(TestImeis.numbered(99));
 
         // The trickling ones send one byte of a login every 300 ms: a reader-idle timer would never fire.
+        // Past each network's cap the accept pace keeps them waiting, unread, until a place frees.
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            assertThat(stillOpen(silent)).isEqualTo(PER_ADDRESS);
-            assertThat(stillOpen(trickling)).isEqualTo(PER_ADDRESS);
+            assertThat(ServerMeters.gauge(server, "teltonika.connections.pre.login")).isEqualTo(2.0 * PER_ADDRESS);
+            assertThat(ServerMeters.gauge(server, "teltonika.accept.waiting")).isEqualTo(60.0 - 2 * PER_ADDRESS);
         });
-        assertThat(ServerMeters.gauge(server, "teltonika.connections.pre.login")).isEqualTo(2.0 * PER_ADDRESS);
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(ServerMeters.count(server,
-                "teltonika.connections.closed", "reason", "pre-login-limit")).isEqualTo(20));
+        assertThat(ServerMeters.count(server, "teltonika.connections.closed", "reason", "pre-login-limit")).isZero();
         try (DeviceClient newcomer = DeviceClient.connect(tcp)) {
             assertThat(newcomer.login(TestImeis.numbered(50))).as("a real device still gets in").isEqualTo(0x01);
         }
@@ -136,11 +141,12 @@ class PreLoginAttackIT {
             assertThat(stillOpen(trickling)).isZero();
         });
         long closedAfterMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertThat(closedAfterMillis).as("closed at the deadline, though bytes kept coming")
-                .isGreaterThanOrEqualTo(DEADLINE.toMillis()).isLessThan(DEADLINE.toMillis() + 6_000);
+        assertThat(closedAfterMillis).as("closed at the deadline, though bytes kept coming; those that waited for"
+                + " a place at theirs, a deadline later").isGreaterThanOrEqualTo(2 * DEADLINE.toMillis())
+                .isLessThan(2 * DEADLINE.toMillis() + 6_000);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             assertThat(ServerMeters.count(server, "teltonika.connections.closed", "reason", "login-timeout"))
-                    .isEqualTo(2 * PER_ADDRESS);
+                    .isEqualTo(60);
             assertThat(ServerMeters.gauge(server, "teltonika.connections.pre.login")).isZero();
         });
         steady.assertServed(20);
@@ -194,6 +200,28 @@ class PreLoginAttackIT {
 
     @Test
     void holders_fromManyAddressesOfOneSlash24_thenOneNetworksCap() throws Exception {
+        List<DeviceClient> all = new ArrayList<>();
+        for (int host = 1; host <= 5; host++) {
+            all.addAll(connectFrom("127.0.5." + host, 10));
+        }
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(ServerMeters.gauge(server, "teltonika.connections.pre.login"))
+                    .as("five addresses, one /24: one cap").isEqualTo(PER_ADDRESS);
+            assertThat(ServerMeters.gauge(server, "teltonika.accept.waiting")).as("the rest wait for a place, unread")
+                    .isEqualTo(50.0 - PER_ADDRESS);
+        });
+        try (DeviceClient device = DeviceClient.connectFrom(InetAddress.getByName("127.0.6.1"), tcp)) {
+            assertThat(device.login(TestImeis.numbered(70))).as("another network still gets in").isEqualTo(0x01);
+        }
+        steady.assertServed(20);
+    }
+
+    @Test
+    void holders_fromOneSlash24_withTheAcceptPaceOff_thenPastItsCapClosedAtOnce() throws Exception {
+        steady.close();
+        server.close();
+        start(DEADLINE, Map.of("limits.max-accepts-per-second", 0, "limits.max-accepts-per-network-per-second", 0));
         List<DeviceClient> all = new ArrayList<>();
         for (int host = 1; host <= 5; host++) {
             all.addAll(connectFrom("127.0.5." + host, 10));
