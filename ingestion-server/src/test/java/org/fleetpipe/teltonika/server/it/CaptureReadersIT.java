@@ -169,6 +169,10 @@ class CaptureReadersIT {
             s.close();
         }
         readers.clear();
+        // The server learns of the closes on its event loops; until then the pages held for them still
+        // count against the cap, and a new read is told to retry (503 answers-pending), as it should be.
+        await().atMost(Duration.ofSeconds(10)).until(() -> ServerMeters.gauge(server, "teltonika.http.answer.bytes")
+                == 0);
         JsonNode page = json.readTree(body(exchange(api, get("/api/v1/devices/" + imei + "/capture?limit=1000",
                 TOKEN))));
         int first = page.path("entries").size();
