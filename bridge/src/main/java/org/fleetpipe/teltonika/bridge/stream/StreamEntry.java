@@ -10,25 +10,24 @@ import org.fleetpipe.teltonika.payload.EntryField;
  */
 public final class StreamEntry {
 
-    private final String stream;
-    private final String id;
+    /** Made once: the entry is held, released and acknowledged by it. */
+    private final EntryId ref;
     private final EntryBody body;
     private final String imei;
 
     public StreamEntry(String stream, String id, EntryBody body) {
-        this.stream = stream;
-        this.id = id;
+        this.ref = new EntryId(stream, id);
         this.body = body;
         String imei = body.text(EntryField.IMEI);
         this.imei = imei == null ? "" : imei;
     }
 
     public String stream() {
-        return stream;
+        return ref.stream();
     }
 
     public String id() {
-        return id;
+        return ref.id();
     }
 
     public EntryBody body() {
@@ -41,11 +40,11 @@ public final class StreamEntry {
 
     /** What XACK and XCLAIM take: the id on its stream. */
     public EntryId ref() {
-        return new EntryId(stream, id);
+        return ref;
     }
 
     @Override
     public String toString() {
-        return stream + " " + id;
+        return ref.stream() + " " + ref.id();
     }
 }
