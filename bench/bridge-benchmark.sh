@@ -9,6 +9,9 @@
 # the sink's own statement (a batch as one jsonb array, ON CONFLICT DO NOTHING) into its own table.
 # Everything on loopback. About a minute for 200,000 records.
 #
+# The bridge measured is the one of the tree the script is in (built here, run in this JVM, no jar):
+# for a before/after comparison, run it in a worktree of each commit (git worktree add), in turns.
+#
 # Usage: bench/bridge-benchmark.sh [records=200000] [sinks=kafka,http] (sinks: kafka, http, postgres, none)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,23 +1,17 @@
 package org.fleetpipe.teltonika.payload;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * IO element names, multipliers and units per device model: a lookup of (model, id) to an
@@ -30,8 +24,6 @@ public final class IoDictionary {
     static final String RESOURCE = "io-dictionary.tsv";
 
     private static final IoDictionary EMPTY = new IoDictionary(Map.of());
-    private static final Pattern ID = Pattern.compile("[0-9]{1,9}");
-    private static final JsonFactory JSON = new JsonFactory();
 
     /** Loaded on first use, once per class loader. */
     private static final class Bundled {
@@ -109,59 +101,8 @@ public final class IoDictionary {
         return new ArrayList<>(models.keySet());
     }
 
-    /**
-     * Writes {@code io_named} and {@code units} for a known model; nothing for an unknown one.
-     * {@code io} has been checked to be a JSON object already.
-     */
-    void writeNamed(JsonGenerator json, String model, String io) throws IOException {
-        Map<Integer, IoElement> ids = models.get(model.toUpperCase(Locale.ROOT));
-        if (ids == null) {
-            return;
-        }
-        List<String> units = new ArrayList<>();
-        json.writeObjectFieldStart("io_named");
-        try (JsonParser parser = JSON.createParser(io)) {
-            parser.nextToken();
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String key = parser.currentName();
-                JsonToken value = parser.nextToken();
-                IoElement element = ID.matcher(key).matches() ? ids.get(Integer.parseInt(key)) : null;
-                if (element == null) {
-                    parser.skipChildren();
-                } else if (value == JsonToken.VALUE_NUMBER_INT) {
-                    writeInteger(json, element, parser.getBigIntegerValue(), units);
-                } else if (value == JsonToken.VALUE_STRING) {
-                    // A variable-length element's bytes: passed through, no scale, no unit.
-                    json.writeStringField(element.name(), parser.getText());
-                } else {
-                    parser.skipChildren();
-                }
-            }
-        }
-        json.writeEndObject();
-        json.writeObjectFieldStart("units");
-        for (int i = 0; i < units.size(); i += 2) {
-            json.writeStringField(units.get(i), units.get(i + 1));
-        }
-        json.writeEndObject();
-    }
-
-    private static void writeInteger(JsonGenerator json, IoElement element, BigInteger raw, List<String> units)
-            throws IOException {
-        if (raw.signum() < 0) {
-            return;
-        }
-        Object named = element.fromInteger(raw);
-        if (named instanceof String hex) {
-            json.writeStringField(element.name(), hex);
-        } else if (named instanceof BigDecimal number) {
-            json.writeFieldName(element.name());
-            // Plain digits, never an exponent: 12.5, 1000, -4.5.
-            json.writeNumber(number.toPlainString());
-            if (element.unit() != null) {
-                units.add(element.name());
-                units.add(element.unit());
-            }
-        }
+    /** The elements {@code model} has (any case), by id, or null when the dictionary does not know it. */
+    Map<Integer, IoElement> elementsOf(String model) {
+        return models.get(model.toUpperCase(Locale.ROOT));
     }
 }

@@ -15,6 +15,7 @@ import org.fleetpipe.teltonika.bridge.sink.Outcome;
 import org.fleetpipe.teltonika.bridge.sink.Sink;
 import org.fleetpipe.teltonika.bridge.stream.StreamEntry;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
+import org.fleetpipe.teltonika.payload.EntryBody;
 import org.fleetpipe.teltonika.payload.MalformedEntryException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,6 +153,6 @@ public final class DeadLetterRedrive {
             }
         });
         String stream = letter.getOrDefault("dlq_stream", keys.telemetryStreams().get(0));
-        return new StreamEntry(stream, letter.getOrDefault("dlq_id", "0-0"), fields);
+        return new StreamEntry(stream, letter.getOrDefault("dlq_id", "0-0"), EntryBody.of(fields));
     }
 }

@@ -127,7 +127,7 @@ final class Lane implements Runnable {
         maker.prepare(batch, metrics);
         int trimmed = 0;
         for (StreamEntry entry : batch) {
-            if (entry.fields().isEmpty()) {
+            if (entry.body().isEmpty()) {
                 trimmed++;
                 done.add(entry.ref());
                 continue;

@@ -39,15 +39,7 @@ public final class RecordMaker {
     /** @throws org.fleetpipe.teltonika.payload.MalformedEntryException for an entry that is not a record */
     OutboundRecord make(StreamEntry entry) {
         return new OutboundRecord(entry.id(), entry.imei(),
-                payload.toJson(entry.id(), entry.fields(), models.cachedModelOf(entry.imei())), rx(entry));
-    }
-
-    private static long rx(StreamEntry entry) {
-        String rx = entry.fields().get(EntryField.RX.key());
-        try {
-            return rx == null ? -1 : Long.parseLong(rx);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+                payload.toJson(entry.id(), entry.body(), models.cachedModelOf(entry.imei())),
+                entry.body().number(EntryField.RX, -1));
     }
 }

@@ -40,7 +40,7 @@ public final class BridgeDeadLetters {
      * @return false when the stream holds {@code --dead-letter-max} entries already: nothing written
      */
     public boolean add(StreamEntry entry, String sink, String reason) {
-        Map<String, String> fields = new LinkedHashMap<>(entry.fields());
+        Map<String, String> fields = new LinkedHashMap<>(entry.body().toMap());
         fields.put("dlq_id", entry.id());
         fields.put("dlq_stream", entry.stream());
         fields.put("dlq_sink", sink);

@@ -1,11 +1,9 @@
 package org.fleetpipe.teltonika.bridge.stream;
 
-import io.lettuce.core.Consumer;
-import io.lettuce.core.StreamMessage;
-import io.lettuce.core.XAutoClaimArgs;
-import io.lettuce.core.XReadArgs;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
-import io.lettuce.core.models.stream.ClaimedMessages;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +14,8 @@ import java.util.Map;
  * This replica's reads in the consumer group, on the telemetry streams it is told to read (those of
  * the partitions it holds a lease on, a set that changes while running): new entries, everything
  * pending on a stream it just took over, and entries left behind on its streams. Runs on one
- * connection of its own, because XREADGROUP blocks it.
+ * connection of its own, because XREADGROUP blocks it. The replies are read by
+ * {@link EntryReplyOutput}: each entry's fields stay bytes until the payload is written from them.
  */
 public final class GroupReader {
 
@@ -27,7 +26,6 @@ public final class GroupReader {
     private int waitTurn;
     private final String group;
     private final String consumerName;
-    private final Consumer<String> me;
     /** Per stream, where the walk for abandoned entries goes on. */
     private final Map<String, String> claimCursors = new HashMap<>();
     private int claimStream;
@@ -43,7 +41,6 @@ public final class GroupReader {
         this.redis = redis;
         this.group = keys.group();
         this.consumerName = consumerName;
-        this.me = Consumer.from(keys.group(), consumerName);
     }
 
     /** One page of a takeover: the entries claimed, and the cursor to go on from ({@code 0-0}: done). */
@@ -58,7 +55,6 @@ public final class GroupReader {
      * Entries never delivered to the group, from {@code streams} in one XREADGROUP, waiting up to
      * {@code block} for some; about {@code count} in all (Redis takes COUNT per stream).
      */
-    @SuppressWarnings("unchecked")
     public List<StreamEntry> next(List<String> streams, int count, Duration block) {
         if (streams.isEmpty()) {
             return List.of();
@@ -67,9 +63,7 @@ public final class GroupReader {
         if (cluster && streams.size() > 1) {
             return nextApart(streams, perStream, block);
         }
-        XReadArgs.StreamOffset<String>[] offsets = streams.stream().map(XReadArgs.StreamOffset::lastConsumed)
-                .toArray(XReadArgs.StreamOffset[]::new);
-        return convert(redis.xreadgroup(me, XReadArgs.Builder.count(perStream).block(block), offsets));
+        return read(streams, perStream, block);
     }
 
     /**
@@ -79,16 +73,29 @@ public final class GroupReader {
     private List<StreamEntry> nextApart(List<String> streams, int perStream, Duration block) {
         List<StreamEntry> entries = new ArrayList<>();
         for (String stream : streams) {
-            entries.addAll(convert(redis.xreadgroup(me, XReadArgs.Builder.count(perStream),
-                    XReadArgs.StreamOffset.lastConsumed(stream))));
+            entries.addAll(read(List.of(stream), perStream, null));
         }
         if (entries.isEmpty()) {
             String stream = streams.get(Math.floorMod(waitTurn++, streams.size()));
             Duration wait = block.dividedBy(streams.size());
-            entries.addAll(convert(redis.xreadgroup(me, XReadArgs.Builder.count(perStream)
-                    .block(wait.isZero() ? Duration.ofMillis(1) : wait), XReadArgs.StreamOffset.lastConsumed(stream))));
+            entries.addAll(read(List.of(stream), perStream, wait.isZero() ? Duration.ofMillis(1) : wait));
         }
         return entries;
+    }
+
+    /** XREADGROUP of new entries ({@code >}) on {@code streams}, blocking up to {@code block} unless null. */
+    private List<StreamEntry> read(List<String> streams, int perStream, Duration block) {
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("GROUP").add(group)
+                .add(consumerName).add("COUNT").add(perStream);
+        if (block != null) {
+            args.add("BLOCK").add(block.toMillis());
+        }
+        // As keys: a cluster connection routes the command by its first key.
+        args.add("STREAMS").addKeys(streams);
+        for (int i = 0; i < streams.size(); i++) {
+            args.add(">");
+        }
+        return redis.dispatch(CommandType.XREADGROUP, EntryReplyOutput.read(), args);
     }
 
     /**
@@ -97,9 +104,16 @@ public final class GroupReader {
      * order, from {@code cursor} ({@code 0-0} to begin).
      */
     public ClaimPage takeOver(String stream, String cursor, int count) {
-        ClaimedMessages<String, String> page = redis.xautoclaim(stream,
-                XAutoClaimArgs.Builder.xautoclaim(me, Duration.ZERO, cursor).count(count));
-        return new ClaimPage(convert(page.getMessages()), page.getId());
+        return claim(stream, Duration.ZERO, cursor, count);
+    }
+
+    /** One XAUTOCLAIM page: entries pending longer than {@code minIdle}, from {@code cursor}. */
+    private ClaimPage claim(String stream, Duration minIdle, String cursor, int count) {
+        EntryReplyOutput reply = EntryReplyOutput.claim(stream);
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).addKey(stream).add(group)
+                .add(consumerName).add(minIdle.toMillis()).add(cursor).add("COUNT").add(count);
+        List<StreamEntry> entries = redis.dispatch(CommandType.XAUTOCLAIM, reply, args);
+        return new ClaimPage(entries, reply.cursor());
     }
 
     /** How many entries of {@code stream} this consumer has pending (from before a restart). */
@@ -123,24 +137,14 @@ public final class GroupReader {
         for (int calls = 0; claimed.size() < count && finished < streams.size() && calls < 4 * streams.size() + 16;
              calls++) {
             String stream = streams.get(Math.floorMod(claimStream, streams.size()));
-            ClaimedMessages<String, String> page = redis.xautoclaim(stream, XAutoClaimArgs.Builder
-                    .xautoclaim(me, minIdle, claimCursors.getOrDefault(stream, START)).count(count - claimed.size()));
-            claimed.addAll(convert(page.getMessages()));
-            claimCursors.put(stream, page.getId());
-            if (START.equals(page.getId())) {
+            ClaimPage page = claim(stream, minIdle, claimCursors.getOrDefault(stream, START), count - claimed.size());
+            claimed.addAll(page.entries());
+            claimCursors.put(stream, page.next());
+            if (page.last()) {
                 claimStream = Math.floorMod(claimStream + 1, streams.size());
                 finished++;
             }
         }
         return claimed;
-    }
-
-    private static List<StreamEntry> convert(List<StreamMessage<String, String>> messages) {
-        List<StreamEntry> entries = new ArrayList<>(messages.size());
-        for (StreamMessage<String, String> message : messages) {
-            Map<String, String> body = message.getBody();
-            entries.add(new StreamEntry(message.getStream(), message.getId(), body == null ? Map.of() : body));
-        }
-        return entries;
     }
 }

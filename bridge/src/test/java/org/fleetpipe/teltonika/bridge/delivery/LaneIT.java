@@ -24,6 +24,7 @@ import org.fleetpipe.teltonika.bridge.stream.EntryAcks;
 import org.fleetpipe.teltonika.bridge.stream.StreamEntry;
 import org.fleetpipe.teltonika.bridge.stream.StreamKeys;
 import org.fleetpipe.teltonika.payload.DeviceModelCache;
+import org.fleetpipe.teltonika.payload.EntryBody;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
@@ -108,7 +109,7 @@ class LaneIT {
                     new Backoff(Duration.ofMillis(10), Duration.ofMillis(50)), held, metrics);
             for (var message : redis.xreadgroup(Consumer.from("g", "c"), XReadArgs.Builder.count(100),
                     XReadArgs.StreamOffset.lastConsumed("telemetry"))) {
-                lanes.submit(new StreamEntry(message.getStream(), message.getId(), message.getBody()), () -> true);
+                lanes.submit(new StreamEntry(message.getStream(), message.getId(), EntryBody.of(message.getBody())), () -> true);
             }
             // Started once every entry is queued: the first batch holds them all.
             lanes.start();

@@ -1,0 +1,194 @@
+package org.fleetpipe.teltonika.bridge.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.Consumer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolVersion;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.fleetpipe.teltonika.payload.IoDictionary;
+import org.fleetpipe.teltonika.payload.RecordPayload;
+import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
+import org.fleetpipe.teltonika.testkit.junit.WithRedis;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The group's replies read into entries whose fields stay bytes (EntryReplyOutput, issue 41 item
+ * 4) hold what Lettuce's own map-per-entry reading held, over RESP2 and RESP3, from a real Redis.
+ */
+@WithRedis
+class GroupReaderIT {
+
+    private static final StreamKeys KEYS = new StreamKeys("", "g");
+    private static final RecordPayload PAYLOAD = new RecordPayload(IoDictionary.load());
+
+    static Map<String, String> record(int device, int seq) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("schema", "2");
+        fields.put("imei", String.format("35209308%07d", device));
+        fields.put("codec", "8E");
+        fields.put("ts", Long.toString(1_700_000_000_000L + seq));
+        fields.put("rx", Long.toString(1_700_000_000_500L + seq));
+        fields.put("priority", "0");
+        fields.put("lat", "54.6872383");
+        fields.put("lon", "-25.28");
+        fields.put("alt", "120");
+        fields.put("angle", "270");
+        fields.put("sat", "9");
+        fields.put("speed", Integer.toString(seq));
+        fields.put("event", "0");
+        fields.put("io", "{\"21\":3,\"66\":24079,\"78\":18446744073709551615,\"385\":\"0a1b\"}");
+        fields.put("valid", "1");
+        fields.put("instance", seq % 2 == 0 ? "ingest-é-" + seq : "");
+        if (seq % 3 == 0) {
+            fields.put("x-not-in-the-contract", "kept for the dead letters");
+        }
+        return fields;
+    }
+
+    private static RedisClient client(RedisFixture fixture, ProtocolVersion protocol) {
+        RedisClient client = RedisClient.create(fixture.uri());
+        client.setOptions(ClientOptions.builder().protocolVersion(protocol).build());
+        return client;
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProtocolVersion.class)
+    void newEntries_ofTwoStreams_holdWhatLettucesMapsHeld(ProtocolVersion protocol, RedisFixture fixture) {
+        RedisClient client = client(fixture, protocol);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            for (String stream : List.of("s1", "s2")) {
+                redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, "0"), "g", XGroupCreateArgs.Builder.mkstream());
+            }
+            for (int seq = 0; seq < 7; seq++) {
+                redis.xadd(seq < 4 ? "s1" : "s2", record(seq % 3, seq));
+            }
+            GroupReader reader = new GroupReader(redis, KEYS, "c");
+
+            List<StreamEntry> entries = reader.next(List.of("s1", "s2"), 100, Duration.ofMillis(10));
+
+            List<StreamMessage<String, String>> written = new java.util.ArrayList<>(
+                    redis.xrange("s1", io.lettuce.core.Range.create("-", "+")));
+            written.addAll(redis.xrange("s2", io.lettuce.core.Range.create("-", "+")));
+            assertThat(entries).hasSize(7);
+            for (int i = 0; i < 7; i++) {
+                StreamEntry entry = entries.get(i);
+                StreamMessage<String, String> message = written.get(i);
+                assertThat(entry.stream()).isEqualTo(i < 4 ? "s1" : "s2");
+                assertThat(entry.id()).isEqualTo(message.getId());
+                assertThat(entry.imei()).isEqualTo(message.getBody().get("imei"));
+                assertThat(entry.body().toMap()).containsExactlyEntriesOf(message.getBody());
+                assertThat(PAYLOAD.toJson(entry.id(), entry.body(), "FMB920"))
+                        .isEqualTo(PAYLOAD.toJson(message.getId(), message.getBody(), "FMB920"));
+            }
+            assertThat(reader.next(List.of("s1", "s2"), 100, Duration.ofMillis(10))).as("nothing new").isEmpty();
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProtocolVersion.class)
+    void takeOver_pagesThroughWhatAnotherConsumerHeld_leavingOutDeletedEntries(ProtocolVersion protocol,
+                                                                              RedisFixture fixture) {
+        RedisClient client = client(fixture, protocol);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            redis.xgroupCreate(XReadArgs.StreamOffset.from("s1", "0"), "g", XGroupCreateArgs.Builder.mkstream());
+            for (int seq = 0; seq < 5; seq++) {
+                redis.xadd("s1", record(seq, seq));
+            }
+            List<StreamMessage<String, String>> held = redis.xreadgroup(Consumer.from("g", "other"),
+                    XReadArgs.Builder.count(10), XReadArgs.StreamOffset.lastConsumed("s1"));
+            redis.xdel("s1", held.get(1).getId());
+            GroupReader reader = new GroupReader(redis, KEYS, "c");
+
+            GroupReader.ClaimPage first = reader.takeOver("s1", "0-0", 2);
+            GroupReader.ClaimPage rest = reader.takeOver("s1", first.next(), 10);
+
+            assertThat(first.last()).isFalse();
+            assertThat(rest.last()).isTrue();
+            List<StreamEntry> claimed = new java.util.ArrayList<>(first.entries());
+            claimed.addAll(rest.entries());
+            assertThat(claimed).extracting(StreamEntry::id).containsExactly(held.get(0).getId(),
+                    held.get(2).getId(), held.get(3).getId(), held.get(4).getId());
+            assertThat(claimed).allMatch(entry -> entry.stream().equals("s1"));
+            assertThat(claimed.get(1).body().toMap()).containsExactlyEntriesOf(held.get(2).getBody());
+            assertThat(reader.ownPendingCount("s1")).isEqualTo(4);
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProtocolVersion.class)
+    void claimAbandoned_takesOnlyEntriesIdleLongEnough(ProtocolVersion protocol, RedisFixture fixture)
+            throws InterruptedException {
+        RedisClient client = client(fixture, protocol);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            for (String stream : List.of("s1", "s2")) {
+                redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, "0"), "g", XGroupCreateArgs.Builder.mkstream());
+                redis.xadd(stream, record(1, 1));
+                redis.xadd(stream, record(2, 2));
+            }
+            redis.xreadgroup(Consumer.from("g", "other"), XReadArgs.Builder.count(10),
+                    XReadArgs.StreamOffset.lastConsumed("s1"), XReadArgs.StreamOffset.lastConsumed("s2"));
+            GroupReader reader = new GroupReader(redis, KEYS, "c");
+
+            assertThat(reader.claimAbandoned(List.of("s1", "s2"), Duration.ofMinutes(1), 10)).isEmpty();
+            Thread.sleep(50);
+            List<StreamEntry> claimed = reader.claimAbandoned(List.of("s1", "s2"), Duration.ofMillis(20), 10);
+
+            assertThat(claimed).hasSize(4);
+            assertThat(claimed).extracting(StreamEntry::stream).containsExactly("s1", "s1", "s2", "s2");
+            assertThat(claimed).extracting(StreamEntry::imei).containsExactly("352093080000001", "352093080000002",
+                    "352093080000001", "352093080000002");
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /**
+     * An entry deleted while pending comes back without fields when the pending history is read
+     * (and from XAUTOCLAIM before Redis 7): a trimmed entry, its body empty, its id kept to acknowledge.
+     */
+    @ParameterizedTest
+    @EnumSource(ProtocolVersion.class)
+    void anEntryWithoutFields_isATrimmedEntry(ProtocolVersion protocol, RedisFixture fixture) {
+        RedisClient client = client(fixture, protocol);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            redis.xgroupCreate(XReadArgs.StreamOffset.from("s1", "0"), "g", XGroupCreateArgs.Builder.mkstream());
+            String gone = redis.xadd("s1", record(1, 1));
+            String kept = redis.xadd("s1", record(2, 2));
+            redis.xreadgroup(Consumer.from("g", "c"), XReadArgs.StreamOffset.lastConsumed("s1"));
+            redis.xdel("s1", gone);
+
+            List<StreamEntry> history = redis.dispatch(CommandType.XREADGROUP, EntryReplyOutput.read(),
+                    new CommandArgs<>(StringCodec.UTF8).add("GROUP").add("g").add("c").add("STREAMS").addKey("s1")
+                            .add("0"));
+
+            assertThat(history).extracting(StreamEntry::id).containsExactly(gone, kept);
+            assertThat(history.get(0).body().isEmpty()).isTrue();
+            assertThat(history.get(0).imei()).isEmpty();
+            assertThat(history.get(1).body().toMap()).isEqualTo(record(2, 2));
+        } finally {
+            client.shutdown();
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package org.fleetpipe.teltonika.payload;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Copies a record's {@code io} object into its payload in one parse, noting on the way the values
+ * the device's model has names for, then writes {@code io_named} and {@code units} from those
+ * notes: the io is read once, not once to copy and again to name. One per thread.
+ */
+final class IoCopy {
+
+    /** The stream's io object is small; a bigger one is not a record this server wrote. */
+    static final int MAX_IO_CHARS = 64 * 1024;
+
+    private final JsonFactory factory;
+    /** Element, then its value (a BigInteger or a String), for each io value the model names. */
+    private final List<Object> named = new ArrayList<>();
+    private final List<String> units = new ArrayList<>();
+
+    IoCopy(JsonFactory factory) {
+        this.factory = factory;
+    }
+
+    /**
+     * Copies the io in {@code entry}'s bytes {@code [start, end)} token by token (8-byte values
+     * above 2^53 keep every digit), noting the values {@code elements} names (null: none).
+     */
+    void copy(JsonGenerator json, EntryBody entry, int start, int end, Map<Integer, IoElement> elements)
+            throws IOException {
+        named.clear();
+        byte[] data = entry.data();
+        boolean ascii = ascii(data, start, end);
+        // Not ASCII: read as the text Redis' bytes decode to, as every reader of the stream does.
+        String text = ascii ? null : entry.decode(start, end);
+        if ((ascii ? end - start : text.length()) > MAX_IO_CHARS) {
+            throw new MalformedEntryException("io longer than " + MAX_IO_CHARS + " characters");
+        }
+        try (JsonParser parser = ascii ? factory.createParser(data, start, end - start) : factory.createParser(text)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new MalformedEntryException("io is not a JSON object");
+            }
+            json.copyCurrentEvent(parser);
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                json.copyCurrentEvent(parser);
+                IoElement element = elements == null ? null : elements.get(id(parser.currentName()));
+                JsonToken value = parser.nextToken();
+                json.copyCurrentStructure(parser);
+                if (element != null && value == JsonToken.VALUE_NUMBER_INT) {
+                    named.add(element);
+                    named.add(parser.getBigIntegerValue());
+                } else if (element != null && value == JsonToken.VALUE_STRING) {
+                    named.add(element);
+                    named.add(parser.getText());
+                }
+            }
+            if (parser.currentToken() != JsonToken.END_OBJECT) {
+                throw new MalformedEntryException("io is not a JSON object");
+            }
+            json.copyCurrentEvent(parser);
+            if (parser.nextToken() != null) {
+                throw new MalformedEntryException("io has text after its object");
+            }
+        } catch (JsonProcessingException e) {
+            throw new MalformedEntryException("io is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /** Writes {@code io_named} and {@code units} from what the last {@link #copy} noted. */
+    void writeNamed(JsonGenerator json) throws IOException {
+        units.clear();
+        json.writeObjectFieldStart("io_named");
+        for (int i = 0; i < named.size(); i += 2) {
+            IoElement element = (IoElement) named.get(i);
+            Object value = named.get(i + 1);
+            if (value instanceof String string) {
+                // A variable-length element's bytes: passed through, no scale, no unit.
+                json.writeStringField(element.name(), string);
+            } else {
+                writeInteger(json, element, (BigInteger) value);
+            }
+        }
+        json.writeEndObject();
+        json.writeObjectFieldStart("units");
+        for (int i = 0; i < units.size(); i += 2) {
+            json.writeStringField(units.get(i), units.get(i + 1));
+        }
+        json.writeEndObject();
+    }
+
+    private void writeInteger(JsonGenerator json, IoElement element, BigInteger raw) throws IOException {
+        if (raw.signum() < 0) {
+            return;
+        }
+        Object named = element.fromInteger(raw);
+        if (named instanceof String hex) {
+            json.writeStringField(element.name(), hex);
+        } else if (named instanceof BigDecimal number) {
+            json.writeFieldName(element.name());
+            // Plain digits, never an exponent: 12.5, 1000, -4.5.
+            json.writeNumber(number.toPlainString());
+            if (element.unit() != null) {
+                units.add(element.name());
+                units.add(element.unit());
+            }
+        }
+    }
+
+    /** An io key as an element id: 1 to 9 digits, else -1 (no element has it). */
+    private static int id(String key) {
+        int length = key.length();
+        if (length < 1 || length > 9) {
+            return -1;
+        }
+        int id = 0;
+        for (int i = 0; i < length; i++) {
+            char c = key.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            id = id * 10 + (c - '0');
+        }
+        return id;
+    }
+
+    private static boolean ascii(byte[] data, int start, int end) {
+        for (int i = start; i < end; i++) {
+            if (data[i] < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
