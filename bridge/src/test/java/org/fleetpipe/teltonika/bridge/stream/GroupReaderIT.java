@@ -128,7 +128,9 @@ class GroupReaderIT {
                     held.get(2).getId(), held.get(3).getId(), held.get(4).getId());
             assertThat(claimed).allMatch(entry -> entry.stream().equals("s1"));
             assertThat(claimed.get(1).body().toMap()).containsExactlyEntriesOf(held.get(2).getBody());
-            assertThat(reader.ownPendingCount("s1")).isEqualTo(4);
+            // Redis 7 takes a deleted entry off the pending list as XAUTOCLAIM meets it; 6.2 moves it
+            // to the claiming consumer and answers nil in its place, so it stays pending there.
+            assertThat(reader.ownPendingCount("s1")).isEqualTo(majorVersion(redis) >= 7 ? 4 : 5);
         } finally {
             client.shutdown();
         }
@@ -190,5 +192,11 @@ class GroupReaderIT {
         } finally {
             client.shutdown();
         }
+    }
+
+    private static int majorVersion(RedisCommands<String, String> redis) {
+        String info = redis.info("server");
+        int at = info.indexOf("redis_version:") + "redis_version:".length();
+        return Integer.parseInt(info.substring(at, info.indexOf('.', at)));
     }
 }
