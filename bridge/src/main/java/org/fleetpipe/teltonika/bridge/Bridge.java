@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,8 @@ import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
 import org.fleetpipe.teltonika.redis.LuaScript;
 import org.fleetpipe.teltonika.redis.RedisConnector;
+import org.fleetpipe.teltonika.redis.RedisEndpoint;
+import org.fleetpipe.teltonika.redis.RespSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +60,7 @@ public final class Bridge implements AutoCloseable {
     });
     private RedisConnector redis;
     private RedisConnector.Dedicated readConnection;
+    private RespSocket readSocket;
     private DeviceLanes lanes;
     private StreamPump pump;
     private Thread pumpThread;
@@ -86,7 +90,6 @@ public final class Bridge implements AutoCloseable {
                 settings.partitions());
         // Before the group is touched: a group refused for another sink stays as it was.
         String binding = SinkBinding.apply(redis.sync(), keys, settings.sinkTarget(), settings.rebind());
-        readConnection = redis.dedicated();
         LOG.info("bridge starting sink={} consumer={} streams={} {} {}", sink.name(), settings.consumer(),
                 keys.partitions() == 1 ? keys.telemetryStreams().get(0) : keys.partitions() + " partitions",
                 GroupStart.apply(redis.sync(), keys, settings.from()), binding);
@@ -105,7 +108,7 @@ public final class Bridge implements AutoCloseable {
                 new BridgeDeadLetters(redis.async(), COMMAND_TIMEOUT, keys, settings.deadLetterMax()), backoff, held,
                 metrics, partitions::deliverable);
         partitions.onLost(lanes::drop);
-        pump = new StreamPump(new GroupReader(readConnection.sync(), redis.isCluster(), keys, settings.consumer()), lanes, partitions,
+        pump = new StreamPump(groupReader(keys), lanes, partitions,
                 leases, held, acks, settings.batch(), settings.claimIdle(), claimEvery(settings.claimIdle()), backoff,
                 metrics);
         long touchEvery = Math.max(100, settings.claimIdle().toMillis() / 3);
@@ -124,6 +127,22 @@ public final class Bridge implements AutoCloseable {
         LOG.info("bridge started sink={} group={} lanes={} batch={} lease_ttl={} http_port={}", sink.name(),
                 settings.group(), settings.lanes(), settings.batch(), settings.leaseTtl(),
                 http == null ? -1 : http.port());
+    }
+
+    /**
+     * The group's reads on a connection of their own, as XREADGROUP blocks it: on a standalone Redis
+     * a socket whose replies the pump's thread reads itself, else (a cluster, Sentinel) Lettuce's.
+     */
+    private GroupReader groupReader(StreamKeys keys) {
+        Optional<RedisEndpoint> endpoint = redis.isCluster() ? Optional.empty() : RedisEndpoint.of(settings.redisUrl());
+        if (endpoint.isPresent()) {
+            RespSocket socket = new RespSocket(endpoint.get(), COMMAND_TIMEOUT, "bridge-reads");
+            readSocket = socket;
+            return new GroupReader(socket::dispatch, redis.sync(), false, keys, settings.consumer());
+        }
+        readConnection = redis.dedicated();
+        return new GroupReader(readConnection.sync()::dispatch, redis.sync(), redis.isCluster(), keys,
+                settings.consumer());
     }
 
     /** Often enough that entries a stopping replica handed back move on within seconds. */
@@ -237,6 +256,9 @@ public final class Bridge implements AutoCloseable {
         }
         if (readConnection != null) {
             readConnection.close();
+        }
+        if (readSocket != null) {
+            readSocket.close();
         }
         if (redis != null) {
             redis.close();

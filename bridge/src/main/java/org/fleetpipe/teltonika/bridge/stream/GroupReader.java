@@ -2,8 +2,10 @@ package org.fleetpipe.teltonika.bridge.stream;
 
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,11 +18,20 @@ import java.util.Map;
  * pending on a stream it just took over, and entries left behind on its streams. Runs on one
  * connection of its own, because XREADGROUP blocks it. The replies are read by
  * {@link EntryReplyOutput}: each entry's fields stay bytes until the payload is written from them.
+ * On a standalone Redis that connection is a {@code RespSocket}, the reply read by the calling
+ * thread itself; on a cluster, Lettuce's, which follows the slots.
  */
 public final class GroupReader {
 
     private static final String START = "0-0";
 
+    /** Where the reads go: Lettuce's {@code dispatch} or a {@code RespSocket}'s, the same call. */
+    @FunctionalInterface
+    public interface Reads {
+        <T> T dispatch(ProtocolKeyword type, CommandOutput<String, String, T> output, CommandArgs<String, String> args);
+    }
+
+    private final Reads reads;
     private final RedisClusterCommands<String, String> redis;
     private final boolean cluster;
     private int waitTurn;
@@ -31,12 +42,16 @@ public final class GroupReader {
     private int claimStream;
 
     public GroupReader(RedisClusterCommands<String, String> redis, StreamKeys keys, String consumerName) {
-        this(redis, false, keys, consumerName);
+        this(redis::dispatch, redis, false, keys, consumerName);
     }
 
-    /** As above; {@code cluster}: a Redis Cluster, where one XREADGROUP may name keys of one slot only. */
-    public GroupReader(RedisClusterCommands<String, String> redis, boolean cluster, StreamKeys keys,
+    /**
+     * Reads through {@code reads}, counts pending entries on {@code redis}; {@code cluster}: a Redis
+     * Cluster, where one XREADGROUP may name keys of one slot only.
+     */
+    public GroupReader(Reads reads, RedisClusterCommands<String, String> redis, boolean cluster, StreamKeys keys,
                        String consumerName) {
+        this.reads = reads;
         this.cluster = cluster;
         this.redis = redis;
         this.group = keys.group();
@@ -95,7 +110,7 @@ public final class GroupReader {
         for (int i = 0; i < streams.size(); i++) {
             args.add(">");
         }
-        return redis.dispatch(CommandType.XREADGROUP, EntryReplyOutput.read(), args);
+        return reads.dispatch(CommandType.XREADGROUP, EntryReplyOutput.read(), args);
     }
 
     /**
@@ -112,7 +127,7 @@ public final class GroupReader {
         EntryReplyOutput reply = EntryReplyOutput.claim(stream);
         CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).addKey(stream).add(group)
                 .add(consumerName).add(minIdle.toMillis()).add(cursor).add("COUNT").add(count);
-        List<StreamEntry> entries = redis.dispatch(CommandType.XAUTOCLAIM, reply, args);
+        List<StreamEntry> entries = reads.dispatch(CommandType.XAUTOCLAIM, reply, args);
         return new ClaimPage(entries, reply.cursor());
     }
 

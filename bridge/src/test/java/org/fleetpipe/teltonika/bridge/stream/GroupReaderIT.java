@@ -15,19 +15,24 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolVersion;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.fleetpipe.teltonika.payload.IoDictionary;
 import org.fleetpipe.teltonika.payload.RecordPayload;
+import org.fleetpipe.teltonika.redis.RedisEndpoint;
+import org.fleetpipe.teltonika.redis.RespSocket;
 import org.fleetpipe.teltonika.testkit.junit.RedisFixture;
 import org.fleetpipe.teltonika.testkit.junit.WithRedis;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The group's replies read into entries whose fields stay bytes (EntryReplyOutput, issue 41 item
- * 4) hold what Lettuce's own map-per-entry reading held, over RESP2 and RESP3, from a real Redis.
+ * 4) hold what Lettuce's own map-per-entry reading held, over RESP2 and RESP3 and over the bridge's
+ * own socket (RespSocket), from a real Redis.
  */
 @WithRedis
 class GroupReaderIT {
@@ -59,6 +64,39 @@ class GroupReaderIT {
         return fields;
     }
 
+    /** How the reader reaches Redis: Lettuce over RESP2 or RESP3, or the bridge's own socket (RESP2). */
+    enum Transport {
+        LETTUCE_RESP2(ProtocolVersion.RESP2), LETTUCE_RESP3(ProtocolVersion.RESP3), SOCKET(ProtocolVersion.RESP2);
+
+        /** The protocol of the Lettuce client the test writes with (and reads with, but for SOCKET). */
+        final ProtocolVersion protocol;
+
+        Transport(ProtocolVersion protocol) {
+            this.protocol = protocol;
+        }
+    }
+
+    private final List<RespSocket> sockets = new ArrayList<>();
+
+    @AfterEach
+    void closeSockets() {
+        sockets.forEach(RespSocket::close);
+    }
+
+    private GroupReader.Reads reads(Transport transport, RedisCommands<String, String> redis, RedisFixture fixture) {
+        if (transport != Transport.SOCKET) {
+            return redis::dispatch;
+        }
+        RespSocket socket = new RespSocket(RedisEndpoint.of(fixture.uri()).orElseThrow(), Duration.ofSeconds(5),
+                "group-reader-it");
+        sockets.add(socket);
+        return socket::dispatch;
+    }
+
+    private GroupReader reader(Transport transport, RedisCommands<String, String> redis, RedisFixture fixture) {
+        return new GroupReader(reads(transport, redis, fixture), redis, false, KEYS, "c");
+    }
+
     private static RedisClient client(RedisFixture fixture, ProtocolVersion protocol) {
         RedisClient client = RedisClient.create(fixture.uri());
         client.setOptions(ClientOptions.builder().protocolVersion(protocol).build());
@@ -66,9 +104,9 @@ class GroupReaderIT {
     }
 
     @ParameterizedTest
-    @EnumSource(ProtocolVersion.class)
-    void newEntries_ofTwoStreams_holdWhatLettucesMapsHeld(ProtocolVersion protocol, RedisFixture fixture) {
-        RedisClient client = client(fixture, protocol);
+    @EnumSource(Transport.class)
+    void newEntries_ofTwoStreams_holdWhatLettucesMapsHeld(Transport transport, RedisFixture fixture) {
+        RedisClient client = client(fixture, transport.protocol);
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisCommands<String, String> redis = connection.sync();
             for (String stream : List.of("s1", "s2")) {
@@ -77,7 +115,7 @@ class GroupReaderIT {
             for (int seq = 0; seq < 7; seq++) {
                 redis.xadd(seq < 4 ? "s1" : "s2", record(seq % 3, seq));
             }
-            GroupReader reader = new GroupReader(redis, KEYS, "c");
+            GroupReader reader = reader(transport, redis, fixture);
 
             List<StreamEntry> entries = reader.next(List.of("s1", "s2"), 100, Duration.ofMillis(10));
 
@@ -102,10 +140,10 @@ class GroupReaderIT {
     }
 
     @ParameterizedTest
-    @EnumSource(ProtocolVersion.class)
-    void takeOver_pagesThroughWhatAnotherConsumerHeld_leavingOutDeletedEntries(ProtocolVersion protocol,
+    @EnumSource(Transport.class)
+    void takeOver_pagesThroughWhatAnotherConsumerHeld_leavingOutDeletedEntries(Transport transport,
                                                                               RedisFixture fixture) {
-        RedisClient client = client(fixture, protocol);
+        RedisClient client = client(fixture, transport.protocol);
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisCommands<String, String> redis = connection.sync();
             redis.xgroupCreate(XReadArgs.StreamOffset.from("s1", "0"), "g", XGroupCreateArgs.Builder.mkstream());
@@ -115,7 +153,7 @@ class GroupReaderIT {
             List<StreamMessage<String, String>> held = redis.xreadgroup(Consumer.from("g", "other"),
                     XReadArgs.Builder.count(10), XReadArgs.StreamOffset.lastConsumed("s1"));
             redis.xdel("s1", held.get(1).getId());
-            GroupReader reader = new GroupReader(redis, KEYS, "c");
+            GroupReader reader = reader(transport, redis, fixture);
 
             GroupReader.ClaimPage first = reader.takeOver("s1", "0-0", 2);
             GroupReader.ClaimPage rest = reader.takeOver("s1", first.next(), 10);
@@ -137,10 +175,10 @@ class GroupReaderIT {
     }
 
     @ParameterizedTest
-    @EnumSource(ProtocolVersion.class)
-    void claimAbandoned_takesOnlyEntriesIdleLongEnough(ProtocolVersion protocol, RedisFixture fixture)
+    @EnumSource(Transport.class)
+    void claimAbandoned_takesOnlyEntriesIdleLongEnough(Transport transport, RedisFixture fixture)
             throws InterruptedException {
-        RedisClient client = client(fixture, protocol);
+        RedisClient client = client(fixture, transport.protocol);
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisCommands<String, String> redis = connection.sync();
             for (String stream : List.of("s1", "s2")) {
@@ -150,7 +188,7 @@ class GroupReaderIT {
             }
             redis.xreadgroup(Consumer.from("g", "other"), XReadArgs.Builder.count(10),
                     XReadArgs.StreamOffset.lastConsumed("s1"), XReadArgs.StreamOffset.lastConsumed("s2"));
-            GroupReader reader = new GroupReader(redis, KEYS, "c");
+            GroupReader reader = reader(transport, redis, fixture);
 
             assertThat(reader.claimAbandoned(List.of("s1", "s2"), Duration.ofMinutes(1), 10)).isEmpty();
             Thread.sleep(50);
@@ -170,9 +208,9 @@ class GroupReaderIT {
      * (and from XAUTOCLAIM before Redis 7): a trimmed entry, its body empty, its id kept to acknowledge.
      */
     @ParameterizedTest
-    @EnumSource(ProtocolVersion.class)
-    void anEntryWithoutFields_isATrimmedEntry(ProtocolVersion protocol, RedisFixture fixture) {
-        RedisClient client = client(fixture, protocol);
+    @EnumSource(Transport.class)
+    void anEntryWithoutFields_isATrimmedEntry(Transport transport, RedisFixture fixture) {
+        RedisClient client = client(fixture, transport.protocol);
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisCommands<String, String> redis = connection.sync();
             redis.xgroupCreate(XReadArgs.StreamOffset.from("s1", "0"), "g", XGroupCreateArgs.Builder.mkstream());
@@ -181,7 +219,7 @@ class GroupReaderIT {
             redis.xreadgroup(Consumer.from("g", "c"), XReadArgs.StreamOffset.lastConsumed("s1"));
             redis.xdel("s1", gone);
 
-            List<StreamEntry> history = redis.dispatch(CommandType.XREADGROUP, EntryReplyOutput.read(),
+            List<StreamEntry> history = reads(transport, redis, fixture).dispatch(CommandType.XREADGROUP, EntryReplyOutput.read(),
                     new CommandArgs<>(StringCodec.UTF8).add("GROUP").add("g").add("c").add("STREAMS").addKey("s1")
                             .add("0"));
 
