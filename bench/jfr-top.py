@@ -2,7 +2,10 @@
 """Aggregates `jfr print` output: where CPU samples and allocations go.
 
     jfr print --stack-depth 64 --events jdk.ExecutionSample,jdk.ObjectAllocationSample rec.jfr > rec.txt
-    bench/jfr-top.py rec.txt [top=20]
+    bench/jfr-top.py rec.txt [top=20] [threads=regex]
+
+threads: only the events of the threads whose name matches (e.g. 'bridge-'), to split one
+component's time from the rest of a JVM that also runs the load and the sink.
 
 Prints, for jdk.ExecutionSample: the share of samples per thread group, per top frame (self
 time) and per method anywhere on the stack (inclusive); for jdk.ObjectAllocationSample: the
@@ -14,6 +17,7 @@ import sys
 
 path = sys.argv[1]
 top = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+only = re.compile(sys.argv[3]) if len(sys.argv) > 3 else None
 
 events = []
 cur = None
@@ -63,6 +67,8 @@ def show(title, counter, total, unit="%"):
         print(f"    {100.0 * n / total:5.1f} %  {key}")
 
 
+if only:
+    events = [e for e in events if only.search(e.get("thread") or "")]
 samples = [e for e in events if e["type"] == "jdk.ExecutionSample" and e["stack"]]
 if samples:
     n = len(samples)

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ final class IoCopy {
     /** Element, then its value (a BigInteger or a String), for each io value the model names. */
     private final List<Object> named = new ArrayList<>();
     private final List<String> units = new ArrayList<>();
+    private char[] chars = new char[256];
 
     IoCopy(JsonFactory factory) {
         this.factory = factory;
@@ -38,6 +40,101 @@ final class IoCopy {
     void copy(JsonGenerator json, EntryBody entry, int start, int end, Map<Integer, IoElement> elements)
             throws IOException {
         named.clear();
+        if (end - start <= MAX_IO_CHARS && copyPlain(json, entry.data(), start, end, elements)) {
+            return;
+        }
+        named.clear();
+        copyParsed(json, entry, start, end, elements);
+    }
+
+    /**
+     * The io as the servers write it, copied as it is without a parser (a parser per record was a
+     * quarter of the bridge's allocations): {@code {"<id>":<integer>|"<text>",...}} with no spaces,
+     * ids of digits, integers without a leading zero, text of printable ASCII without quotes or
+     * backslashes. Exactly what the parser's copy writes for such an io. False, having written
+     * nothing, for anything else: the parser reads that.
+     */
+    boolean copyPlain(JsonGenerator json, byte[] data, int start, int end, Map<Integer, IoElement> elements)
+            throws IOException {
+        int at = start;
+        if (at >= end || data[at++] != '{') {
+            return false;
+        }
+        if (at < end && data[at] == '}') {
+            at++;
+        } else {
+            while (true) {
+                if (at >= end || data[at++] != '"') {
+                    return false;
+                }
+                int idStart = at;
+                int id = 0;
+                while (at < end && data[at] >= '0' && data[at] <= '9' && at - idStart < 9) {
+                    id = id * 10 + (data[at++] - '0');
+                }
+                if (at == idStart || at + 1 >= end || data[at] != '"' || data[at + 1] != ':') {
+                    return false;
+                }
+                at += 2;
+                IoElement element = elements == null ? null : elements.get(id);
+                int valueStart = at;
+                if (at < end && data[at] == '"') {
+                    at++;
+                    while (at < end && data[at] >= 0x20 && data[at] < 0x7f && data[at] != '"' && data[at] != '\\') {
+                        at++;
+                    }
+                    if (at >= end || data[at] != '"') {
+                        return false;
+                    }
+                    at++;
+                    if (element != null) {
+                        named.add(element);
+                        named.add(new String(data, valueStart + 1, at - valueStart - 2, StandardCharsets.US_ASCII));
+                    }
+                } else {
+                    int digitsStart = at < end && data[at] == '-' ? at + 1 : at;
+                    at = digitsStart;
+                    while (at < end && data[at] >= '0' && data[at] <= '9') {
+                        at++;
+                    }
+                    int digits = at - digitsStart;
+                    if (digits == 0 || (digits > 1 && data[digitsStart] == '0')
+                            || (digitsStart > valueStart && data[digitsStart] == '0')) {
+                        return false;
+                    }
+                    if (element != null) {
+                        named.add(element);
+                        named.add(new BigInteger(new String(data, valueStart, at - valueStart, StandardCharsets.US_ASCII)));
+                    }
+                }
+                if (at < end && data[at] == ',') {
+                    at++;
+                    continue;
+                }
+                if (at < end && data[at] == '}') {
+                    at++;
+                    break;
+                }
+                return false;
+            }
+        }
+        if (at != end) {
+            return false;
+        }
+        int length = end - start;
+        if (chars.length < length) {
+            chars = new char[Math.max(length, 2 * chars.length)];
+        }
+        for (int i = 0; i < length; i++) {
+            chars[i] = (char) data[start + i];
+        }
+        json.writeRawValue(chars, 0, length);
+        return true;
+    }
+
+    /** Any io: token by token through a parser, which also finds what is not JSON. */
+    void copyParsed(JsonGenerator json, EntryBody entry, int start, int end, Map<Integer, IoElement> elements)
+            throws IOException {
         byte[] data = entry.data();
         boolean ascii = ascii(data, start, end);
         // Not ASCII: read as the text Redis' bytes decode to, as every reader of the stream does.

@@ -186,12 +186,13 @@ public final class RespSocket implements AutoCloseable {
      * decoder does: {@code multi} at an array's start, {@code complete(depth)} after every element.
      */
     private void element(CommandOutput<?, ?, ?> output, int depth) throws IOException {
-        int lineEnd = line();
+        if (position >= limit) {
+            fill(1);
+        }
         byte type = buffer[position];
         switch (type) {
             case '$' -> {
-                long length = number(position + 1, lineEnd);
-                position = lineEnd + 2;
+                long length = headerNumber();
                 if (length < 0) {
                     output.set((ByteBuffer) null);
                 } else {
@@ -207,8 +208,7 @@ public final class RespSocket implements AutoCloseable {
                 }
             }
             case '*' -> {
-                long count = number(position + 1, lineEnd);
-                position = lineEnd + 2;
+                long count = headerNumber();
                 if (depth >= MAX_DEPTH) {
                     throw new IOException("RESP reply nested deeper than " + MAX_DEPTH);
                 }
@@ -217,18 +217,16 @@ public final class RespSocket implements AutoCloseable {
                     element(output, depth + 1);
                 }
             }
-            case ':' -> {
-                long value = number(position + 1, lineEnd);
-                position = lineEnd + 2;
-                output.set(value);
-            }
+            case ':' -> output.set(headerNumber());
             case '+' -> {
+                int lineEnd = line();
                 view.limit(lineEnd).position(position + 1);
                 output.set(view);
                 view.clear();
                 position = lineEnd + 2;
             }
             case '-' -> {
+                int lineEnd = line();
                 output.setError(new String(buffer, position + 1, lineEnd - position - 1, StandardCharsets.UTF_8));
                 position = lineEnd + 2;
             }
@@ -287,20 +285,44 @@ public final class RespSocket implements AutoCloseable {
         }
     }
 
-    private long number(int from, int to) throws IOException {
-        boolean negative = from < to && buffer[from] == '-';
+    /**
+     * The number on the line at {@link #position} after its type byte (a length, a count or an
+     * integer), read in the same pass that finds the line's end; moves past the line.
+     */
+    private long headerNumber() throws IOException {
+        int at = position + 1;
+        boolean negative = false;
         long value = 0;
         int digits = 0;
-        for (int i = negative ? from + 1 : from; i < to; i++, digits++) {
-            int digit = buffer[i] - '0';
-            if (digit < 0 || digit > 9 || digits > 18) {
-                throw new IOException("RESP length or integer is not a number");
+        while (true) {
+            if (at + 1 >= limit) {
+                int offset = at - position;
+                fill(offset + 2);
+                at = position + offset;
             }
-            value = value * 10 + digit;
+            byte b = buffer[at];
+            if (b == '\r') {
+                break;
+            }
+            if (b == '-' && at == position + 1) {
+                negative = true;
+            } else {
+                int digit = b - '0';
+                if (digit < 0 || digit > 9 || digits > 18) {
+                    throw new IOException("RESP length or integer is not a number");
+                }
+                value = value * 10 + digit;
+                digits++;
+            }
+            at++;
+        }
+        if (buffer[at + 1] != '\n') {
+            throw new IOException("RESP line without LF after CR");
         }
         if (digits == 0) {
             throw new IOException("RESP length or integer is empty");
         }
+        position = at + 2;
         return negative ? -value : value;
     }
 
