@@ -151,20 +151,21 @@ public final class RespSocket implements AutoCloseable {
     private void login() throws IOException {
         if (endpoint.password() != null) {
             if (endpoint.username() != null) {
-                simple("AUTH", endpoint.username(), new String(endpoint.password()));
+                simple(true, "AUTH", endpoint.username(), new String(endpoint.password()));
             } else {
-                simple("AUTH", new String(endpoint.password()));
+                simple(true, "AUTH", new String(endpoint.password()));
             }
         }
         if (endpoint.database() != 0) {
-            simple("SELECT", Integer.toString(endpoint.database()));
+            simple(true, "SELECT", Integer.toString(endpoint.database()));
         }
         if (clientName != null) {
-            simple("CLIENT", "SETNAME", clientName);
+            // Only a label in CLIENT LIST: an ACL user without CLIENT SETNAME still reads.
+            simple(false, "CLIENT", "SETNAME", clientName);
         }
     }
 
-    private void simple(String... words) throws IOException {
+    private void simple(boolean required, String... words) throws IOException {
         RespArguments call = new RespArguments(64).command(words.length);
         for (String word : words) {
             call.text(word);
@@ -175,7 +176,7 @@ public final class RespSocket implements AutoCloseable {
         out.flush();
         Status status = new Status();
         element(status, 0);
-        if (status.error != null) {
+        if (status.error != null && required) {
             // AUTH's refusal names no secret; said as Redis said it.
             throw new RedisConnectionException("Redis at " + endpoint + " refused " + words[0] + ": " + status.error);
         }
