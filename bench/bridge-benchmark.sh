@@ -16,6 +16,11 @@
 # warm-up rows: the first runs in a JVM spend up to half their CPU compiling (JIT), paid once per
 # process; the rows after them are the warm ones the targets speak of. WARMUP=0: none.
 #
+# After the rows, for the `none` and `http` sinks when listed: the delivery delay (issue 41 item 5),
+# records written at half the bridge's best rate for that sink (rx = the time of writing) for
+# DELAY_SECONDS (default 10; 0: not measured), the p50 and p99 of the bridge's
+# teltonika_bridge_delivery_delay histogram after the first 2 s (bucket bounds: "at most").
+#
 # Usage: bench/bridge-benchmark.sh [records=200000] [sinks=kafka,http] (sinks: kafka, http, postgres, none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,4 +30,4 @@ sinks=${2:-kafka,http}
 mvn -B -q -ntp -DskipTests -pl bridge -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/bridge-bench.classpath
 classpath="bridge/target/test-classes:bridge/target/classes:$(cat bridge/target/bridge-bench.classpath)"
-exec java -Xmx2g -Dwarmup="${WARMUP:-2}" -cp "$classpath" org.fleetpipe.teltonika.bridge.BridgeBenchmark "$records" "$sinks"
+exec java -Xmx2g -Dwarmup="${WARMUP:-2}" -DdelaySeconds="${DELAY_SECONDS:-10}" -cp "$classpath" org.fleetpipe.teltonika.bridge.BridgeBenchmark "$records" "$sinks"
