@@ -12,9 +12,10 @@
 # The bridge measured is the one of the tree the script is in (built here, run in this JVM, no jar):
 # for a before/after comparison, run it in a worktree of each commit (git worktree add), in turns.
 #
-# Before the listed sinks, WARMUP (default 2) runs of the bridge with the `none` sink, printed as
-# warm-up rows: the first runs in a JVM spend up to half their CPU compiling (JIT), paid once per
-# process; the rows after them are the warm ones the targets speak of. WARMUP=0: none.
+# Before the listed sinks, WARMUP (default 3) runs of the bridge with the `none` sink, printed as
+# warm-up rows: the first runs in a JVM spend up to half their CPU compiling (JIT: 47 % of the
+# first, still 27 % of the third, per-thread CPU from /proc), paid once per process; the rows after
+# them are the warm ones the targets speak of. WARMUP=0: none.
 #
 # After the rows, for the `none` and `http` sinks when listed: the delivery delay (issue 41 item 5),
 # records written at half the bridge's best rate for that sink (rx = the time of writing) for
@@ -30,4 +31,4 @@ sinks=${2:-kafka,http}
 mvn -B -q -ntp -DskipTests -pl bridge -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/bridge-bench.classpath
 classpath="bridge/target/test-classes:bridge/target/classes:$(cat bridge/target/bridge-bench.classpath)"
-exec java -Xmx2g -Dwarmup="${WARMUP:-2}" -DdelaySeconds="${DELAY_SECONDS:-10}" -cp "$classpath" org.fleetpipe.teltonika.bridge.BridgeBenchmark "$records" "$sinks"
+exec java -Xmx2g -Dwarmup="${WARMUP:-3}" -DdelaySeconds="${DELAY_SECONDS:-10}" -cp "$classpath" org.fleetpipe.teltonika.bridge.BridgeBenchmark "$records" "$sinks"

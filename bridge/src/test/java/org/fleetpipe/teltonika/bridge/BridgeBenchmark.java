@@ -48,7 +48,7 @@ public final class BridgeBenchmark {
     private static final int LANES = Integer.getInteger("lanes", 4);
     private static final int BATCH = Integer.getInteger("batch", 500);
     /** Runs of the bridge with the {@code none} sink before the listed sinks, shown as warm-up rows. */
-    private static final int WARMUP = Integer.getInteger("warmup", 2);
+    private static final int WARMUP = Integer.getInteger("warmup", 3);
     /** How long the delivery delay is measured for, at half the top rate; 0: not measured. */
     private static final int DELAY_SECONDS = Integer.getInteger("delaySeconds", 10);
     /** The share of the bridge's top rate offered while the delay is measured (the issue's: half). */
