@@ -34,6 +34,8 @@ final class EntryReplyOutput extends CommandOutput<String, String, List<StreamEn
     private String cursor;
     private String id;
     private boolean fieldName = true;
+    /** XAUTOCLAIM on Redis 6.2: entries claimed but deleted meanwhile, answered nil without their id. */
+    private int unnamed;
 
     /** Reads an XREADGROUP reply. */
     static EntryReplyOutput read() {
@@ -56,6 +58,11 @@ final class EntryReplyOutput extends CommandOutput<String, String, List<StreamEn
         return cursor;
     }
 
+    /** How many claimed entries Redis answered nil in place of (6.2: deleted since read). */
+    int unnamed() {
+        return unnamed;
+    }
+
     @Override
     public void multi(int count) {
         depth++;
@@ -75,6 +82,10 @@ final class EntryReplyOutput extends CommandOutput<String, String, List<StreamEn
                 stream = text(bytes);
             } else {
                 cursor = text(bytes);
+            }
+        } else if (depth == base + 1) {
+            if (bytes == null && claimed != null) {
+                unnamed++;
             }
         } else if (depth == base + 2) {
             if (id == null && bytes != null) {

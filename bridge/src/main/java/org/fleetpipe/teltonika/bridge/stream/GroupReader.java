@@ -24,6 +24,7 @@ import java.util.Map;
 public final class GroupReader {
 
     private static final String START = "0-0";
+    private static final int HISTORY_PAGE = 200;
 
     /** Where the reads go: Lettuce's {@code dispatch} or a {@code RespSocket}'s, the same call. */
     @FunctionalInterface
@@ -128,7 +129,43 @@ public final class GroupReader {
         CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).addKey(stream).add(group)
                 .add(consumerName).add(minIdle.toMillis()).add(cursor).add("COUNT").add(count);
         List<StreamEntry> entries = reads.dispatch(CommandType.XAUTOCLAIM, reply, args);
+        if (reply.unnamed() > 0) {
+            entries = new ArrayList<>(entries);
+            entries.addAll(deletedClaimed(stream, cursor, reply.cursor()));
+        }
         return new ClaimPage(entries, reply.cursor());
+    }
+
+    /**
+     * Redis 6.2 claims a pending entry deleted since it was read (trimmed while the group lagged) and
+     * answers nil without its id, leaving it on this consumer's pending list for good. The
+     * consumer's own history names it ({@code [id, nil]}): returned as trimmed entries (empty body),
+     * which the lanes acknowledge. Those of the page's range {@code [from, to)} only; Redis 7 takes
+     * such entries off the list itself.
+     */
+    private List<StreamEntry> deletedClaimed(String stream, String from, String to) {
+        List<StreamEntry> deleted = new ArrayList<>();
+        boolean toTheEnd = START.equals(to);
+        String after = EntryIds.before(from);
+        // Bounded: each page moves on through this consumer's pending list, which ends.
+        for (int pages = 0; pages < 10_000; pages++) {
+            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("GROUP").add(group)
+                    .add(consumerName).add("COUNT").add(HISTORY_PAGE).add("STREAMS").addKey(stream).add(after);
+            List<StreamEntry> page = reads.dispatch(CommandType.XREADGROUP, EntryReplyOutput.read(), args);
+            for (StreamEntry entry : page) {
+                if (!toTheEnd && EntryIds.compare(entry.id(), to) >= 0) {
+                    return deleted;
+                }
+                if (entry.body().isEmpty()) {
+                    deleted.add(entry);
+                }
+            }
+            if (page.size() < HISTORY_PAGE) {
+                return deleted;
+            }
+            after = page.get(page.size() - 1).id();
+        }
+        return deleted;
     }
 
     /** How many entries of {@code stream} this consumer has pending (from before a restart). */
