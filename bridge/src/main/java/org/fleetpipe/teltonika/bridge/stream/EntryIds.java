@@ -12,7 +12,11 @@ final class EntryIds {
         return byMillis != 0 ? byMillis : Long.compareUnsigned(sequence(a), sequence(b));
     }
 
-    /** The id just before {@code id}, for a read of what comes from {@code id} on ({@code 0-0} stays). */
+    /**
+     * The id just before {@code id} ({@code 0-0} stays): what XGROUP takes as last delivered, and a
+     * history read starts after, to begin at {@code id}. Across a millisecond, the previous one's
+     * sequence {@link Long#MAX_VALUE}: above any sequence Redis gives.
+     */
     static String before(String id) {
         long millis = millis(id);
         long sequence = sequence(id);
@@ -22,7 +26,7 @@ final class EntryIds {
         if (millis == 0) {
             return "0-0";
         }
-        return Long.toUnsignedString(millis - 1) + "-" + Long.toUnsignedString(-1L);
+        return Long.toUnsignedString(millis - 1) + "-" + Long.MAX_VALUE;
     }
 
     private static long millis(String id) {

@@ -94,7 +94,7 @@ public final class GroupStart {
     private static String apply(RedisClusterCommands<String, String> redis, String stream, String group,
                                 Optional<String> from) {
         // 0-0: the group delivers from the oldest entry the stream still holds.
-        String startId = from.map(point -> point.equals(END) ? END : justBefore(point)).orElse("0-0");
+        String startId = from.map(point -> point.equals(END) ? END : EntryIds.before(point)).orElse("0-0");
         try {
             redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, startId), group,
                     XGroupCreateArgs.Builder.mkstream());
@@ -115,7 +115,7 @@ public final class GroupStart {
         }
         List<StreamMessage<String, String>> oldest = redis.xrange(stream, io.lettuce.core.Range.create("-", "+"),
                 io.lettuce.core.Limit.from(1));
-        if (!oldest.isEmpty() && compare(oldest.get(0).getId(), from) > 0 && !isStreamStart(redis, stream)) {
+        if (!oldest.isEmpty() && EntryIds.compare(oldest.get(0).getId(), from) > 0 && !isStreamStart(redis, stream)) {
             throw new IllegalArgumentException("--from " + from + " is before the oldest entry still in the stream "
                     + stream + " (" + oldest.get(0).getId() + "): the records before it were trimmed. Start at --from 0 for all that"
                     + " is left, or keep a replay window with the servers' TELEMETRY_RETENTION_MIN_AGE.");
@@ -136,23 +136,5 @@ public final class GroupStart {
             return false;
         }
         return false;
-    }
-
-    /** XGROUP takes the last id already delivered: the id just before the first one to deliver. */
-    static String justBefore(String id) {
-        String[] parts = id.split("-");
-        long ms = Long.parseLong(parts[0]);
-        long seq = Long.parseLong(parts[1]);
-        if (seq > 0) {
-            return ms + "-" + (seq - 1);
-        }
-        return ms == 0 ? "0-0" : (ms - 1) + "-" + Long.MAX_VALUE;
-    }
-
-    static int compare(String a, String b) {
-        String[] x = a.split("-");
-        String[] y = b.split("-");
-        int c = Long.compareUnsigned(Long.parseLong(x[0]), Long.parseLong(y[0]));
-        return c != 0 ? c : Long.compareUnsigned(Long.parseLong(x[1]), Long.parseLong(y[1]));
     }
 }

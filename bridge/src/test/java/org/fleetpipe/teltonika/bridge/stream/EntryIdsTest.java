@@ -19,7 +19,7 @@ class EntryIdsTest {
     void before_isTheIdJustBefore() {
         assertThat(EntryIds.before("0-0")).isEqualTo("0-0");
         assertThat(EntryIds.before("1795502830415-4")).isEqualTo("1795502830415-3");
-        assertThat(EntryIds.before("1795502830415-0")).isEqualTo("1795502830414-18446744073709551615");
+        assertThat(EntryIds.before("1795502830415-0")).isEqualTo("1795502830414-" + Long.MAX_VALUE);
         assertThat(EntryIds.before("0-1")).isEqualTo("0-0");
     }
 }

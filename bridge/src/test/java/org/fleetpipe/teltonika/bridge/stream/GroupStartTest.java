@@ -8,16 +8,16 @@ class GroupStartTest {
 
     @Test
     void theGroupIsSetJustBeforeTheFirstEntryToDeliver() {
-        assertThat(GroupStart.justBefore("1795502830415-3")).isEqualTo("1795502830415-2");
-        assertThat(GroupStart.justBefore("1795502830415-0")).isEqualTo("1795502830414-" + Long.MAX_VALUE);
-        assertThat(GroupStart.justBefore("0-0")).isEqualTo("0-0");
+        assertThat(EntryIds.before("1795502830415-3")).isEqualTo("1795502830415-2");
+        assertThat(EntryIds.before("1795502830415-0")).isEqualTo("1795502830414-" + Long.MAX_VALUE);
+        assertThat(EntryIds.before("0-0")).isEqualTo("0-0");
     }
 
     @Test
     void idsCompareAsNumbers_notAsText() {
-        assertThat(GroupStart.compare("9-0", "10-0")).isNegative();
-        assertThat(GroupStart.compare("10-2", "10-10")).isNegative();
-        assertThat(GroupStart.compare("10-2", "10-2")).isZero();
+        assertThat(EntryIds.compare("9-0", "10-0")).isNegative();
+        assertThat(EntryIds.compare("10-2", "10-10")).isNegative();
+        assertThat(EntryIds.compare("10-2", "10-2")).isZero();
     }
 
     @Test
